@@ -1,0 +1,1 @@
+//! Elements and V2000 mol blocks.

@@ -1,0 +1,13 @@
+//! megane-builder-client: the client side of the Megane Builder Tool Contract (MCP) for the page.
+//!
+//! Modules:
+//! - [`chem`]: elements and V2000 mol blocks.
+//! - [`contract`]: the pure rules of contract §3–§7 (discovery, forms, arguments, results, apply plans,
+//!   provenance) on plain Rust types. No I/O.
+//! - [`wasm`] (wasm32 only): the JavaScript API, thin wrappers over the above.
+
+pub mod chem;
+pub mod contract;
+
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
