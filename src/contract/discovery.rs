@@ -1,1 +1,590 @@
-//! (to be written)
+//! §3: discovery. A `tools/list` result (all pages) becomes a [`Toolbox`]: Builder buttons in server
+//! order, grouped by category, plus the tools Builder hides and why, and the plain MCP tools.
+//!
+//! Everything a server sends is untrusted (§9): labels and tooltips are plain text, icons only
+//! `data:` URIs of an allowed image type.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::form::{build_form, plain_text, Form};
+use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
+
+/// §3/§9: image types an icon `data:` URI may carry.
+pub const ALLOWED_ICON_TYPES: &[&str] = &[
+    "image/png",
+    "image/jpeg",
+    "image/webp",
+    "image/gif",
+    "image/svg+xml",
+];
+
+/// Most tools read from one listing; more is a hostile or broken server.
+pub const MAX_TOOLS: usize = 10_000;
+
+/// A Builder button (§3): a marked tool of a supported contract with a known `apply` mode.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolButton {
+    /// The server id from the user's configuration, when given: a tool is (server, name).
+    pub server_id: Option<String>,
+    /// The MCP tool name.
+    pub name: String,
+    /// `title` → `annotations.title` → `name`. Plain text.
+    pub label: String,
+    /// First sentence of `description`. Plain text.
+    pub tooltip: String,
+    /// The whole `description`. Plain text.
+    pub description: String,
+    /// §3 category (unknown → `other`).
+    pub category: Category,
+    /// The parsed marker (`contract`, `apply`, `document`, `stochastic`, `expectedSeconds`).
+    pub marker: Marker,
+    /// A `data:` URI of an allowed image type, or `None` (the host shows the category icon).
+    pub icon: Option<String>,
+    /// The generated form, when Builder can build one.
+    pub form: Option<Form>,
+    /// `Builder cannot build a form: …` naming the property, when it cannot; the button is disabled.
+    pub disabled_reason: Option<String>,
+    /// The tool's `inputSchema` as sent, for validation (§6).
+    pub input_schema: Value,
+    /// Observations about this tool that do not hide it (no seed on a stochastic tool, …).
+    pub notices: Vec<String>,
+}
+
+/// A tool Builder hides, with the reason (plain text).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HiddenTool {
+    pub name: String,
+    pub label: String,
+    pub reason: String,
+}
+
+/// A tool without the Builder marker: an ordinary MCP tool, kept for LLM clients and listings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlainTool {
+    pub name: String,
+    pub label: String,
+    pub tooltip: String,
+    pub description: String,
+    /// The tool's `inputSchema` as sent.
+    pub input_schema: Value,
+}
+
+/// One Tools-menu group: a category and its buttons' names in server order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CategoryGroup {
+    pub category: Category,
+    /// Menu heading, e.g. `Bulk`.
+    pub label: String,
+    /// Names of the buttons in this group, in server order.
+    pub tools: Vec<String>,
+}
+
+/// §3: what one server's tools become.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Toolbox {
+    pub server_id: Option<String>,
+    /// Builder buttons, in server order (enabled or disabled).
+    pub buttons: Vec<ToolButton>,
+    /// Non-empty groups in menu order (bulk, molecule, polymer, surface, solvation, other).
+    pub categories: Vec<CategoryGroup>,
+    /// Marked tools of a contract version this client does not support.
+    pub unsupported_contract: Vec<HiddenTool>,
+    /// Marked tools with an `apply` mode this client does not know.
+    pub unknown_apply: Vec<HiddenTool>,
+    /// Tools whose marker (or definition) is malformed, with the reason.
+    pub malformed: Vec<HiddenTool>,
+    /// Tools without the marker.
+    pub plain_tools: Vec<PlainTool>,
+    /// Server-level notices (one per unsupported contract version) and per-tool notices.
+    pub notices: Vec<String>,
+}
+
+/// §3: the Tools-menu heading of a category.
+pub fn category_label(category: Category) -> &'static str {
+    match category {
+        Category::Bulk => "Bulk",
+        Category::Molecule => "Molecule",
+        Category::Polymer => "Polymer",
+        Category::Surface => "Surface",
+        Category::Solvation => "Solvation",
+        Category::Other => "Other",
+    }
+}
+
+const MENU_ORDER: [Category; 6] = [
+    Category::Bulk,
+    Category::Molecule,
+    Category::Polymer,
+    Category::Surface,
+    Category::Solvation,
+    Category::Other,
+];
+
+/// §3: turns a `tools/list` result into a toolbox.
+///
+/// Accepts one result (`{"tools": [...]}`), a list of result pages (`[{"tools": [...]}, ...]`), or
+/// a bare list of tool definitions. Fails only when the input is none of these.
+pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox, String> {
+    let tools = collect_tools(input)?;
+    let mut toolbox = Toolbox {
+        server_id: server_id.map(str::to_string),
+        buttons: Vec::new(),
+        categories: Vec::new(),
+        unsupported_contract: Vec::new(),
+        unknown_apply: Vec::new(),
+        malformed: Vec::new(),
+        plain_tools: Vec::new(),
+        notices: Vec::new(),
+    };
+    let mut seen_names: Vec<String> = Vec::new();
+    let mut unsupported_versions: Vec<String> = Vec::new();
+    for (index, tool) in tools.iter().enumerate() {
+        let Some(definition) = tool.as_object() else {
+            toolbox.malformed.push(hidden(
+                format!("(tool #{})", index + 1),
+                None,
+                "the tool definition is not an object",
+            ));
+            continue;
+        };
+        let Some(name) = definition
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
+            toolbox.malformed.push(hidden(
+                format!("(tool #{})", index + 1),
+                None,
+                "the tool has no name",
+            ));
+            continue;
+        };
+        let name = plain_text(name);
+        let label = label_of(definition, &name);
+        if seen_names.contains(&name) {
+            toolbox.malformed.push(hidden(
+                name,
+                Some(label),
+                "another tool of this server has the same name; the first is kept",
+            ));
+            continue;
+        }
+        seen_names.push(name.clone());
+        match read_marker(definition) {
+            MarkerRead::Absent => toolbox.plain_tools.push(PlainTool {
+                tooltip: tooltip_of(definition),
+                description: description_of(definition),
+                input_schema: definition
+                    .get("inputSchema")
+                    .cloned()
+                    .unwrap_or(Value::Null),
+                name,
+                label,
+            }),
+            MarkerRead::Malformed(reason) => {
+                toolbox.malformed.push(hidden(name, Some(label), &reason))
+            }
+            MarkerRead::UnsupportedContract(version) => {
+                if !unsupported_versions.contains(&version) {
+                    unsupported_versions.push(version.clone());
+                }
+                let reason = format!(
+                    "it uses Builder contract {version}, which this Builder does not support"
+                );
+                toolbox
+                    .unsupported_contract
+                    .push(hidden(name, Some(label), &reason));
+            }
+            MarkerRead::UnknownApply(mode) => {
+                let reason = format!(
+                    "it asks for the apply mode `{mode}`, which this Builder does not know"
+                );
+                toolbox
+                    .unknown_apply
+                    .push(hidden(name, Some(label), &reason));
+            }
+            MarkerRead::Ok(marker) => {
+                let button = make_button(definition, name, label, marker, server_id);
+                toolbox.notices.extend(button.notices.iter().cloned());
+                toolbox.buttons.push(button);
+            }
+        }
+    }
+    for version in unsupported_versions {
+        let count = toolbox
+            .unsupported_contract
+            .iter()
+            .filter(|t| t.reason.contains(&format!("contract {version},")))
+            .count();
+        let supported: Vec<String> = SUPPORTED_CONTRACTS.iter().map(u64::to_string).collect();
+        toolbox.notices.insert(
+            0,
+            format!(
+                "{count} tool(s) of this server use Builder contract {version}; this Builder supports contract {} and hides them.",
+                supported.join(", ")
+            ),
+        );
+    }
+    toolbox.categories = group_by_category(&toolbox.buttons);
+    Ok(toolbox)
+}
+
+fn collect_tools(input: &Value) -> Result<Vec<Value>, String> {
+    let tools: Vec<Value> = match input {
+        Value::Object(result) => match result.get("tools") {
+            Some(Value::Array(tools)) => tools.clone(),
+            Some(_) => return Err("the tools/list result's `tools` is not a list".to_string()),
+            None => return Err("the tools/list result has no `tools` list".to_string()),
+        },
+        Value::Array(items) => {
+            let pages = !items.is_empty()
+                && items
+                    .iter()
+                    .all(|p| p.get("tools").is_some() && p.get("name").is_none());
+            if pages {
+                let mut all = Vec::new();
+                for (i, page) in items.iter().enumerate() {
+                    match page.get("tools") {
+                        Some(Value::Array(tools)) => all.extend(tools.iter().cloned()),
+                        _ => {
+                            return Err(format!(
+                                "page {} of the tools/list result has no `tools` list",
+                                i + 1
+                            ))
+                        }
+                    }
+                }
+                all
+            } else {
+                items.clone()
+            }
+        }
+        _ => return Err("the tools/list result is not an object or a list".to_string()),
+    };
+    if tools.len() > MAX_TOOLS {
+        return Err(format!(
+            "the server lists {} tools; at most {MAX_TOOLS} are read",
+            tools.len()
+        ));
+    }
+    Ok(tools)
+}
+
+enum MarkerRead {
+    Absent,
+    Malformed(String),
+    UnsupportedContract(String),
+    UnknownApply(String),
+    Ok(Marker),
+}
+
+/// §3: reads and checks the marker. Wrong types are malformed; an unknown category is `other`
+/// (§11); a missing `document` is `none` and a missing `stochastic` is `false`.
+fn read_marker(definition: &Map<String, Value>) -> MarkerRead {
+    let Some(raw) = definition.get("_meta").and_then(|m| m.get(MARKER_KEY)) else {
+        return MarkerRead::Absent;
+    };
+    let Some(marker) = raw.as_object() else {
+        return MarkerRead::Malformed("its Builder marker is not an object".to_string());
+    };
+    let contract = match marker.get("contract") {
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(v) => v,
+            None => {
+                return MarkerRead::Malformed(format!(
+                    "its marker's `contract` ({n}) is not a positive whole number"
+                ))
+            }
+        },
+        Some(_) => {
+            return MarkerRead::Malformed("its marker's `contract` is not a number".to_string())
+        }
+        None => return MarkerRead::Malformed("its marker has no `contract`".to_string()),
+    };
+    if !SUPPORTED_CONTRACTS.contains(&contract) {
+        return MarkerRead::UnsupportedContract(contract.to_string());
+    }
+    let apply = match marker.get("apply").map(|a| a.as_str()) {
+        Some(Some("new_document")) => Apply::NewDocument,
+        Some(Some("insert")) => Apply::Insert,
+        Some(Some(other)) => return MarkerRead::UnknownApply(plain_text(other)),
+        Some(None) => return MarkerRead::Malformed("its marker's `apply` is not text".to_string()),
+        None => return MarkerRead::Malformed("its marker has no `apply`".to_string()),
+    };
+    let category = match marker.get("category") {
+        None | Some(Value::Null) => Category::Other,
+        Some(Value::String(c)) => {
+            serde_json::from_value(Value::String(c.clone())).unwrap_or(Category::Other)
+        }
+        Some(_) => return MarkerRead::Malformed("its marker's `category` is not text".to_string()),
+    };
+    let document = match marker.get("document").map(|d| d.as_str()) {
+        None => DocumentUse::None,
+        Some(Some("none")) => DocumentUse::None,
+        Some(Some("optional")) => DocumentUse::Optional,
+        Some(Some("required")) => DocumentUse::Required,
+        Some(Some(other)) => {
+            return MarkerRead::Malformed(format!(
+                "its marker's `document` is `{}` (none, optional or required)",
+                plain_text(other)
+            ))
+        }
+        Some(None) => {
+            return MarkerRead::Malformed("its marker's `document` is not text".to_string())
+        }
+    };
+    let stochastic = match marker.get("stochastic") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => {
+            return MarkerRead::Malformed(
+                "its marker's `stochastic` is not true or false".to_string(),
+            )
+        }
+    };
+    let expected_seconds = match marker.get("expectedSeconds") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(s) if s.is_finite() && s >= 0.0 => Some(s),
+            _ => {
+                return MarkerRead::Malformed(
+                    "its marker's `expectedSeconds` is not a non-negative number".to_string(),
+                )
+            }
+        },
+        Some(_) => {
+            return MarkerRead::Malformed(
+                "its marker's `expectedSeconds` is not a number".to_string(),
+            )
+        }
+    };
+    MarkerRead::Ok(Marker {
+        contract,
+        category,
+        apply,
+        document,
+        stochastic,
+        expected_seconds,
+    })
+}
+
+fn make_button(
+    definition: &Map<String, Value>,
+    name: String,
+    label: String,
+    marker: Marker,
+    server_id: Option<&str>,
+) -> ToolButton {
+    let input_schema = definition
+        .get("inputSchema")
+        .cloned()
+        .unwrap_or(Value::Null);
+    let mut notices = Vec::new();
+    let (form, disabled_reason) = match form_for(&input_schema) {
+        Ok(form) => {
+            notices.extend(form.notices.iter().map(|n| format!("{label}: {n}")));
+            notices.extend(consistency_notices(&label, &marker, &form, &input_schema));
+            (Some(form), None)
+        }
+        Err(reason) => (None, Some(format!("Builder cannot build a form: {reason}"))),
+    };
+    ToolButton {
+        server_id: server_id.map(str::to_string),
+        tooltip: tooltip_of(definition),
+        description: description_of(definition),
+        category: marker.category,
+        icon: icon_of(definition),
+        name,
+        label,
+        marker,
+        form,
+        disabled_reason,
+        input_schema,
+        notices,
+    }
+}
+
+/// §4.1 form plus a check that the schema compiles as JSON Schema (so Run can validate, §6).
+pub fn form_for(input_schema: &Value) -> Result<Form, String> {
+    if !input_schema.is_object() {
+        return Err("the tool has no input schema".to_string());
+    }
+    let form = build_form(input_schema)?;
+    super::validate::compile(input_schema)?;
+    Ok(form)
+}
+
+/// §3/§4.3/§4.4 checks that are notices, not refusals.
+fn consistency_notices(label: &str, marker: &Marker, form: &Form, schema: &Value) -> Vec<String> {
+    let mut notices = Vec::new();
+    if marker.stochastic && !form.has_seed {
+        notices.push(format!(
+            "{label}: the tool is stochastic but has no `seed` input, so its results cannot be reproduced (§4.4)."
+        ));
+    }
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    match (&marker.document, &form.document_property) {
+        (DocumentUse::None, Some(p)) => notices.push(format!(
+            "{label}: the marker says `document: none` but property `{p}` is a document widget (§4.3)."
+        )),
+        (DocumentUse::Required | DocumentUse::Optional, None) => notices.push(format!(
+            "{label}: the marker says the tool takes the document but no property is a document widget (§4.3)."
+        )),
+        (DocumentUse::Required, Some(p)) if !required.iter().any(|r| r == p) => notices.push(format!(
+            "{label}: the marker says `document: required` but property `{p}` is not required (§4.3)."
+        )),
+        (DocumentUse::Optional, Some(p)) if required.iter().any(|r| r == p) => notices.push(format!(
+            "{label}: the marker says `document: optional` but property `{p}` is required (§4.3)."
+        )),
+        _ => {}
+    }
+    if marker.apply == Apply::Insert && marker.document == DocumentUse::None {
+        notices.push(format!(
+            "{label}: an `insert` tool that does not receive the document cannot avoid the open structure's atoms."
+        ));
+    }
+    notices
+}
+
+fn hidden(name: String, label: Option<String>, reason: &str) -> HiddenTool {
+    HiddenTool {
+        label: label.unwrap_or_else(|| name.clone()),
+        name,
+        reason: reason.to_string(),
+    }
+}
+
+/// §3: `title` → `annotations.title` → `name`.
+fn label_of(definition: &Map<String, Value>, name: &str) -> String {
+    let candidates = [
+        definition.get("title"),
+        definition.get("annotations").and_then(|a| a.get("title")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(plain_text)
+        .find(|t| !t.is_empty())
+        .map(|t| t.replace('\n', " "))
+        .unwrap_or_else(|| name.to_string())
+}
+
+fn description_of(definition: &Map<String, Value>) -> String {
+    definition
+        .get("description")
+        .and_then(Value::as_str)
+        .map(plain_text)
+        .unwrap_or_default()
+}
+
+fn tooltip_of(definition: &Map<String, Value>) -> String {
+    first_sentence(&description_of(definition))
+}
+
+/// §3: the first sentence of a description: up to the first `.`, `!` or `?` followed by white
+/// space or the end, or up to the first line break, whichever comes first.
+pub fn first_sentence(description: &str) -> String {
+    let text = description.trim();
+    let chars: Vec<char> = text.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c == '\n' {
+            return chars[..i].iter().collect::<String>().trim().to_string();
+        }
+        if matches!(c, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace()) {
+            return chars[..=i].iter().collect();
+        }
+    }
+    text.to_string()
+}
+
+/// §3/§9: the first icon whose `src` is a `data:` URI of an allowed image type (the URI's own
+/// media type decides; a `mimeType` beside it must agree). Anything else is ignored.
+fn icon_of(definition: &Map<String, Value>) -> Option<String> {
+    let icons = definition.get("icons")?.as_array()?;
+    icons.iter().find_map(|icon| {
+        let src = icon.get("src")?.as_str()?;
+        let media_type = data_uri_media_type(src)?;
+        if !ALLOWED_ICON_TYPES.contains(&media_type.as_str()) {
+            return None;
+        }
+        if let Some(declared) = icon.get("mimeType").and_then(Value::as_str) {
+            if declared.to_ascii_lowercase() != media_type {
+                return None;
+            }
+        }
+        Some(src.to_string())
+    })
+}
+
+/// The media type of a well-formed `data:` URI (`data:<type>[;params][;base64],<data>`), lower case.
+fn data_uri_media_type(src: &str) -> Option<String> {
+    let rest = src
+        .get(..5)
+        .filter(|p| p.eq_ignore_ascii_case("data:"))
+        .map(|_| &src[5..])?;
+    let (header, _data) = rest.split_once(',')?;
+    let media_type = header.split(';').next()?.trim().to_ascii_lowercase();
+    if media_type.is_empty() || src.len() > 1_000_000 {
+        return None;
+    }
+    Some(media_type)
+}
+
+fn group_by_category(buttons: &[ToolButton]) -> Vec<CategoryGroup> {
+    MENU_ORDER
+        .iter()
+        .filter_map(|category| {
+            let tools: Vec<String> = buttons
+                .iter()
+                .filter(|b| b.category == *category)
+                .map(|b| b.name.clone())
+                .collect();
+            (!tools.is_empty()).then(|| CategoryGroup {
+                category: *category,
+                label: category_label(*category).to_string(),
+                tools,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentence_stops_at_the_first_full_stop() {
+        assert_eq!(first_sentence("Fill a box. More text."), "Fill a box.");
+        assert_eq!(
+            first_sentence("Version 1.5 of it! Then"),
+            "Version 1.5 of it!"
+        );
+        assert_eq!(first_sentence("No stop\nsecond line"), "No stop");
+        assert_eq!(first_sentence("No stop at all"), "No stop at all");
+    }
+
+    #[test]
+    fn data_uri_types() {
+        assert_eq!(
+            data_uri_media_type("data:image/png;base64,AAAA").as_deref(),
+            Some("image/png")
+        );
+        assert_eq!(
+            data_uri_media_type("DATA:Image/SVG+xml,<svg/>").as_deref(),
+            Some("image/svg+xml")
+        );
+        assert_eq!(data_uri_media_type("https://x/icon.png"), None);
+        assert_eq!(data_uri_media_type("data:image/png"), None);
+    }
+}

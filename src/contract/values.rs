@@ -1,1 +1,511 @@
-//! (to be written)
+//! §4.1–§4.4: form values. Initial values for a fresh form, and form values → tool arguments with
+//! the context the host supplies (open document, selection, library molecules), then validation.
+//!
+//! Form values are canonical (§4.4): a form that offers other units converts before it hands
+//! values here. A value is "empty" when it is missing, `null` or a blank string; empty optional
+//! fields are omitted from the arguments, never sent as zeros.
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use super::form::{Control, Field, Form};
+use super::marker::{Apply, Marker};
+use super::validate::{format_f64, validate_arguments, Problem};
+use crate::chem::elements;
+
+/// A molecule of the Builder library (§4.2): what a molecule widget chooses from.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LibraryMolecule {
+    pub name: String,
+    /// V2000 mol block, explicit H, 3D, Å.
+    #[serde(default)]
+    pub molblock: Option<String>,
+    /// Optional SMILES, sent beside the mol block when the host has one.
+    #[serde(default)]
+    pub smiles: Option<String>,
+}
+
+/// What the host knows when it fills a form.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct FormContext {
+    /// §4.3: the open document as a Structure payload (elements, positions, cell, bonds, …), or
+    /// `None` when nothing is open.
+    pub document: Option<Value>,
+    /// Whether the open document may be edited (false while History › Show original is on).
+    pub document_editable: Option<bool>,
+    /// §4.2: the atoms selected in the 3D view, indices into the document.
+    pub selection: Vec<u64>,
+    /// §4.2: the library the molecule widget offers, in menu order.
+    pub library: Vec<LibraryMolecule>,
+    /// §4.2 seed: a fresh random value from the host's random source.
+    pub random_seed: Option<u64>,
+}
+
+/// The 20 Å cube a cell widget starts with when no document cell exists (§4.2).
+pub const DEFAULT_CELL: [f64; 9] = [20.0, 0.0, 0.0, 0.0, 20.0, 0.0, 0.0, 0.0, 20.0];
+
+/// §4.1/§4.2: the values a fresh form shows: defaults, else the first example; a fresh seed; the
+/// document's cell (else a 20 Å cube) for a cell widget; the first library molecule's name for a
+/// molecule widget; tables start with `max(minItems, 1)` rows.
+pub fn initial_values(form: &Form, context: &FormContext) -> Value {
+    Value::Object(initial_object(&form.fields, context))
+}
+
+fn initial_object(fields: &[Field], context: &FormContext) -> Map<String, Value> {
+    let mut values = Map::new();
+    for field in fields {
+        if let Some(value) = initial_value(field, context) {
+            values.insert(field.key.clone(), value);
+        }
+    }
+    values
+}
+
+fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
+    let preset = field
+        .default
+        .clone()
+        .or_else(|| field.example.clone())
+        .filter(|v| !v.is_null());
+    match &field.control {
+        Control::Seed => context
+            .random_seed
+            .map(Value::from)
+            .or(preset)
+            .or(Some(json!(0))),
+        Control::Cell => Some(json!(document_cell(context).unwrap_or(DEFAULT_CELL))),
+        Control::Molecule => context
+            .library
+            .first()
+            .map(|m| Value::String(m.name.clone()))
+            .or_else(|| preset.and_then(|p| p.get("name").cloned())),
+        Control::Selection => Some(json!(context.selection)),
+        Control::Document => None,
+        Control::Table {
+            columns, min_rows, ..
+        } => match preset {
+            Some(Value::Array(rows)) => Some(Value::Array(rows)),
+            _ => {
+                let rows = (*min_rows).max(1).min(64) as usize;
+                Some(Value::Array(
+                    (0..rows)
+                        .map(|_| Value::Object(initial_object(columns, context)))
+                        .collect(),
+                ))
+            }
+        },
+        Control::Fieldset { fields } => match preset {
+            Some(p @ Value::Object(_)) => Some(p),
+            _ => Some(Value::Object(initial_object(fields, context))),
+        },
+        Control::Constant { value } => Some(value.clone()),
+        Control::Element => preset.map(|p| {
+            match p
+                .as_u64()
+                .and_then(|z| u8::try_from(z).ok())
+                .and_then(elements::symbol)
+            {
+                Some(symbol) => Value::String(symbol.to_string()),
+                None => p,
+            }
+        }),
+        _ => preset,
+    }
+}
+
+/// The open document's cell when it has one (9 finite numbers).
+fn document_cell(context: &FormContext) -> Option<[f64; 9]> {
+    let cell = context.document.as_ref()?.get("cell")?.as_array()?;
+    let numbers: Vec<f64> = cell
+        .iter()
+        .filter_map(Value::as_f64)
+        .filter(|x| x.is_finite())
+        .collect();
+    numbers.try_into().ok()
+}
+
+/// §4–§6: form values → tool arguments, validated against the tool's `inputSchema`.
+///
+/// Returns every problem (conversion and schema) with the field path; Run must stay disabled while
+/// any remains. An `insert` tool needs an open, editable document (§5.2).
+pub fn build_arguments(
+    marker: &Marker,
+    form: &Form,
+    input_schema: &Value,
+    values: &Value,
+    context: &FormContext,
+) -> Result<Value, Vec<Problem>> {
+    let mut problems = Vec::new();
+    if marker.apply == Apply::Insert {
+        if context.document.is_none() {
+            problems.push(Problem::new(
+                "",
+                "Open a document first: this tool adds atoms to the open structure.",
+            ));
+        } else if context.document_editable == Some(false) {
+            problems.push(Problem::new(
+                "",
+                "The open document cannot be edited (turn off History › Show original): this tool adds atoms to it.",
+            ));
+        }
+    }
+    let empty = Map::new();
+    let values = values.as_object().unwrap_or(&empty);
+    let arguments = convert_object(&form.fields, values, "", context, &mut problems);
+    let arguments = Value::Object(arguments);
+    if problems.is_empty() {
+        problems.extend(validate_arguments(input_schema, Some(form), &arguments));
+    }
+    if problems.is_empty() {
+        Ok(arguments)
+    } else {
+        Err(problems)
+    }
+}
+
+fn convert_object(
+    fields: &[Field],
+    values: &Map<String, Value>,
+    prefix: &str,
+    context: &FormContext,
+    problems: &mut Vec<Problem>,
+) -> Map<String, Value> {
+    let mut out = Map::new();
+    for field in fields {
+        let path = if prefix.is_empty() {
+            field.key.clone()
+        } else {
+            format!("{prefix}/{}", field.key)
+        };
+        let raw = values.get(&field.key).unwrap_or(&Value::Null);
+        match convert_field(field, raw, &path, values, context) {
+            Ok(Some(value)) => {
+                out.insert(field.key.clone(), value);
+            }
+            Ok(None) => {
+                if field.required {
+                    problems.push(Problem::new(&path, missing_message(field)));
+                }
+            }
+            Err(mut field_problems) => problems.append(&mut field_problems),
+        }
+    }
+    out
+}
+
+fn missing_message(field: &Field) -> String {
+    match field.control {
+        Control::Molecule => format!("{}: choose a molecule from the library.", field.label),
+        Control::Document => {
+            "Open a document first: this tool works on the open structure.".to_string()
+        }
+        Control::Selection => format!("{}: select atoms in the view first.", field.label),
+        _ => format!("{} is required.", field.label),
+    }
+}
+
+type Converted = Result<Option<Value>, Vec<Problem>>;
+
+fn convert_field(
+    field: &Field,
+    raw: &Value,
+    path: &str,
+    siblings: &Map<String, Value>,
+    context: &FormContext,
+) -> Converted {
+    let one = |message: String| Err(vec![Problem::new(path, message)]);
+    match &field.control {
+        Control::Document => Ok(context.document.clone()),
+        Control::Selection => {
+            Ok((!context.selection.is_empty() || field.required).then(|| json!(context.selection)))
+        }
+        Control::Constant { value } => Ok(Some(value.clone())),
+        _ if is_empty(raw) => Ok(None),
+        Control::Number { bounds } => match number_value(raw, bounds.integer) {
+            Some(v) => Ok(Some(v)),
+            None => one(format!(
+                "{}: enter {}.",
+                field.label,
+                if bounds.integer {
+                    "a whole number"
+                } else {
+                    "a number"
+                }
+            )),
+        },
+        Control::Seed => match number_value(raw, true) {
+            Some(v) => Ok(Some(v)),
+            None => one(format!("{}: enter a whole number.", field.label)),
+        },
+        Control::Atom { of } => atom_value(field, raw, path, siblings.get(of), context),
+        Control::Element => element_value(field, raw, path),
+        Control::Cell => cell_value(field, raw, path),
+        Control::Vector { length, bounds } => {
+            let items = raw.as_array().filter(|a| a.len() == *length);
+            let numbers: Option<Vec<Value>> = items
+                .map(|a| a.iter().map(|x| number_value(x, bounds.integer)).collect())
+                .unwrap_or(None);
+            match numbers {
+                Some(numbers) => Ok(Some(Value::Array(numbers))),
+                None => one(format!("{}: enter {length} numbers.", field.label)),
+            }
+        }
+        Control::Checkbox => match raw {
+            Value::Bool(_) => Ok(Some(raw.clone())),
+            Value::String(s) if s == "true" || s == "false" => Ok(Some(Value::Bool(s == "true"))),
+            _ => one(format!("{}: tick or untick the box.", field.label)),
+        },
+        Control::Select { options } => {
+            let chosen = options.iter().find(|o| {
+                *o == raw
+                    || o.as_str().is_none() && o.to_string() == raw.as_str().unwrap_or_default()
+            });
+            Ok(Some(chosen.cloned().unwrap_or_else(|| raw.clone())))
+        }
+        Control::Text { .. } => match raw {
+            Value::String(_) => Ok(Some(raw.clone())),
+            Value::Number(n) => Ok(Some(Value::String(n.to_string()))),
+            _ => one(format!("{}: enter text.", field.label)),
+        },
+        Control::Molecule => molecule_value(field, raw, path, context),
+        Control::Table { columns, .. } => {
+            let Some(rows) = raw.as_array() else {
+                return one(format!("{}: expected a list of rows.", field.label));
+            };
+            let mut problems = Vec::new();
+            let mut out = Vec::new();
+            for (i, row) in rows.iter().enumerate() {
+                let empty = Map::new();
+                let row = row.as_object().unwrap_or(&empty);
+                out.push(Value::Object(convert_object(
+                    columns,
+                    row,
+                    &format!("{path}/{i}"),
+                    context,
+                    &mut problems,
+                )));
+            }
+            if problems.is_empty() {
+                Ok(Some(Value::Array(out)))
+            } else {
+                Err(problems)
+            }
+        }
+        Control::Fieldset { fields } => {
+            let empty = Map::new();
+            let inner = raw.as_object().unwrap_or(&empty);
+            let mut problems = Vec::new();
+            let out = convert_object(fields, inner, path, context, &mut problems);
+            if !problems.is_empty() {
+                Err(problems)
+            } else if out.is_empty() && !field.required {
+                Ok(None)
+            } else {
+                Ok(Some(Value::Object(out)))
+            }
+        }
+    }
+}
+
+fn is_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        _ => false,
+    }
+}
+
+/// A number from a number or a numeric string; integers must be whole (3.0 → 3).
+fn number_value(raw: &Value, integer: bool) -> Option<Value> {
+    let x = match raw {
+        Value::Number(n) => {
+            if integer {
+                if let Some(i) = n.as_i64() {
+                    return Some(json!(i));
+                }
+            }
+            n.as_f64()?
+        }
+        Value::String(s) => s.trim().parse::<f64>().ok()?,
+        _ => return None,
+    };
+    if !x.is_finite() {
+        return None;
+    }
+    if integer {
+        (x.fract() == 0.0 && x.abs() < 9.0e15).then(|| json!(x as i64))
+    } else if x.fract() == 0.0
+        && x.abs() < 9.0e15
+        && matches!(raw, Value::Number(n) if n.is_i64() || n.is_u64())
+    {
+        Some(raw.clone())
+    } else {
+        Some(json!(x))
+    }
+}
+
+/// §4.2 molecule: the library molecule named by the value (or an object already in wire shape).
+fn molecule_value(field: &Field, raw: &Value, path: &str, context: &FormContext) -> Converted {
+    if raw.is_object() {
+        return Ok(Some(raw.clone()));
+    }
+    let Some(name) = raw.as_str() else {
+        return Err(vec![Problem::new(
+            path,
+            format!("{}: choose a molecule from the library.", field.label),
+        )]);
+    };
+    let Some(molecule) = context.library.iter().find(|m| m.name == name) else {
+        return Err(vec![Problem::new(
+            path,
+            format!(
+                "{}: `{name}` is not in the library; choose another molecule.",
+                field.label
+            ),
+        )]);
+    };
+    let mut out = Map::new();
+    out.insert("name".into(), json!(molecule.name));
+    if let Some(molblock) = &molecule.molblock {
+        out.insert("molblock".into(), json!(molblock));
+    }
+    if let Some(smiles) = &molecule.smiles {
+        out.insert("smiles".into(), json!(smiles));
+    }
+    Ok(Some(Value::Object(out)))
+}
+
+/// §4.2 atom: a 0-based index into the chosen molecule's atom block.
+fn atom_value(
+    field: &Field,
+    raw: &Value,
+    path: &str,
+    molecule: Option<&Value>,
+    context: &FormContext,
+) -> Converted {
+    let Some(index) = number_value(raw, true).and_then(|v| v.as_i64()) else {
+        return Err(vec![Problem::new(
+            path,
+            format!("{}: enter an atom index.", field.label),
+        )]);
+    };
+    let molblock = match molecule {
+        Some(Value::String(name)) => context
+            .library
+            .iter()
+            .find(|m| &m.name == name)
+            .and_then(|m| m.molblock.clone()),
+        Some(Value::Object(m)) => m
+            .get("molblock")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    };
+    if let Some(count) = molblock.as_deref().and_then(molblock_atom_count) {
+        if index < 0 || index as usize >= count {
+            return Err(vec![Problem::new(
+                path,
+                format!(
+                    "{}: the molecule has {count} atoms, numbered 0 to {}.",
+                    field.label,
+                    count.saturating_sub(1)
+                ),
+            )]);
+        }
+    }
+    Ok(Some(json!(index)))
+}
+
+/// The atom count of a V2000 mol block, read with the crate's mol block reader.
+fn molblock_atom_count(molblock: &str) -> Option<usize> {
+    crate::chem::molblock::parse_molblock(molblock)
+        .ok()
+        .map(|m| m.elements.len())
+}
+
+/// §4.2 element: a symbol (`Fe`), an atomic number, or a numeric string → atomic number.
+fn element_value(field: &Field, raw: &Value, path: &str) -> Converted {
+    let z = match raw {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => {
+            let s = s.trim();
+            s.parse::<u64>()
+                .ok()
+                .or_else(|| elements::atomic_number(s).map(u64::from))
+        }
+        _ => None,
+    };
+    match z.filter(|z| (1..=118).contains(z)) {
+        Some(z) => Ok(Some(json!(z))),
+        None => Err(vec![Problem::new(
+            path,
+            format!(
+                "{}: `{}` is not an element (give a symbol such as Fe or an atomic number 1–118).",
+                field.label,
+                display(raw)
+            ),
+        )]),
+    }
+}
+
+/// §4.2 cell: a full row-major 3×3 (9 numbers), or the orthorhombic shortcut `{a, b, c}` or
+/// `[a, b, c]`, which becomes a diagonal cell.
+fn cell_value(field: &Field, raw: &Value, path: &str) -> Converted {
+    let numbers = |items: &[Value]| -> Option<Vec<f64>> {
+        items
+            .iter()
+            .map(|x| number_value(x, false).and_then(|v| v.as_f64()))
+            .collect()
+    };
+    let cell: Option<Vec<f64>> = match raw {
+        Value::Array(items) if items.len() == 9 => numbers(items),
+        Value::Array(items) if items.len() == 3 => numbers(items).map(|abc| diagonal(&abc)),
+        Value::Object(m) => ["a", "b", "c"]
+            .iter()
+            .map(|k| {
+                m.get(*k)
+                    .and_then(|x| number_value(x, false))
+                    .and_then(|v| v.as_f64())
+            })
+            .collect::<Option<Vec<f64>>>()
+            .map(|abc| diagonal(&abc)),
+        _ => None,
+    };
+    match cell {
+        Some(cell) if cell.iter().all(|x| x.is_finite()) => {
+            let lengths_ok =
+                (0..3).all(|r| cell[3 * r..3 * r + 3].iter().map(|x| x * x).sum::<f64>() > 0.0);
+            if !lengths_ok {
+                return Err(vec![Problem::new(
+                    path,
+                    format!(
+                        "{}: every cell vector needs a length above 0 Å.",
+                        field.label
+                    ),
+                )]);
+            }
+            Ok(Some(json!(cell)))
+        }
+        _ => Err(vec![Problem::new(
+            path,
+            format!(
+                "{}: give 9 numbers (a 3×3 cell in Å) or a, b, c.",
+                field.label
+            ),
+        )]),
+    }
+}
+
+fn diagonal(abc: &[f64]) -> Vec<f64> {
+    vec![abc[0], 0.0, 0.0, 0.0, abc[1], 0.0, 0.0, 0.0, abc[2]]
+}
+
+fn display(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Number(n) => n.as_f64().map(format_f64).unwrap_or_else(|| n.to_string()),
+        other => other.to_string(),
+    }
+}
