@@ -1,1 +1,434 @@
-//! (to be written)
+//! V2000 mol blocks (§4.2 molecule widget): the writer for library molecules and a reader.
+//!
+//! Layout (CTfile V2000): line 1 name, line 2 program line with the dimension code `3D` / `2D`
+//! at columns 21–22, line 3 comment, the counts line (atoms columns 1–3, bonds 4–6, `V2000`),
+//! the atom block (x, y, z in Å at columns 1–10, 11–20, 21–30, symbol 32–34, charge code
+//! 37–39), the bond block (atoms 1–3 and 4–6, 1-based, type 7–9), then `M  CHG` and `M  END`.
+//!
+//! Reader rules: the dimension is read from the header, never guessed from the coordinates;
+//! a missing or unknown code means 3D (§4.2). When any `M  CHG` line is present it supersedes all
+//! atom-block charges (as the CTfile specification says). `D` and `T` read as hydrogen. V3000 is
+//! refused. Every error is one line naming the 1-based line number. The reader never panics:
+//! columns are taken with checked, char-boundary-safe slicing.
+//!
+//! Hand-written: the format is small, and the crates that read it pull in a whole toolkit.
+
+use super::elements;
+
+/// §4.2: whether a mol block's coordinates are 3D or a 2D drawing (header columns 21–22).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Dimension {
+    /// `3D` (also a missing code).
+    ThreeD,
+    /// `2D`: a flat drawing; tools that need 3D refuse it.
+    TwoD,
+}
+
+/// A molecule as a mol block carries it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Molecule {
+    /// Line 1 of the mol block.
+    pub name: String,
+    /// Atomic numbers 1–118, one per atom, explicit hydrogens included.
+    pub elements: Vec<u8>,
+    /// Cartesian coordinates in Å, one `[x, y, z]` per atom.
+    pub positions: Vec<[f64; 3]>,
+    /// 0-based atom index pairs.
+    pub bonds: Vec<(u32, u32)>,
+    /// Parallel to `bonds`: 1, 2, 3 or 4 (aromatic).
+    pub bond_orders: Vec<u8>,
+    /// Per-atom formal charge in e (length N; the writer also accepts an empty vector = all 0).
+    pub formal_charges: Vec<i8>,
+    /// The header's dimension code.
+    pub dimension: Dimension,
+}
+
+/// Largest atom or bond count a V2000 counts line can hold.
+const MAX_V2000_COUNT: usize = 999;
+
+/// Writes `molecule` as a V2000 mol block (lines end with `\n`, the last one is `M  END`).
+pub fn write_molblock(molecule: &Molecule) -> Result<String, String> {
+    check_writable(molecule)?;
+    let mut out = String::new();
+    out.push_str(&header_text(&molecule.name));
+    out.push('\n');
+    let code = match molecule.dimension {
+        Dimension::ThreeD => "3D",
+        Dimension::TwoD => "2D",
+    };
+    // Columns 1–2 initials, 3–10 program, 11–20 date: 20 characters, then the code at 21–22.
+    out.push_str(&format!("  {:<8}{:10}{code}\n\n", "megane", ""));
+    out.push_str(&format!(
+        "{:>3}{:>3}  0  0  0  0  0  0  0  0999 V2000\n",
+        molecule.elements.len(),
+        molecule.bonds.len()
+    ));
+    for (z, p) in molecule.elements.iter().zip(&molecule.positions) {
+        let symbol = elements::symbol(*z).unwrap_or("*");
+        out.push_str(&format!(
+            "{:>10.4}{:>10.4}{:>10.4} {:<3} 0  0  0  0  0  0  0  0  0  0  0  0\n",
+            p[0], p[1], p[2], symbol
+        ));
+    }
+    for (&(a, b), order) in molecule.bonds.iter().zip(&molecule.bond_orders) {
+        out.push_str(&format!("{:>3}{:>3}{:>3}  0\n", a + 1, b + 1, order));
+    }
+    out.push_str(&charge_lines(&molecule.formal_charges));
+    out.push_str("M  END\n");
+    Ok(out)
+}
+
+fn check_writable(m: &Molecule) -> Result<(), String> {
+    let n = m.elements.len();
+    if n > MAX_V2000_COUNT || m.bonds.len() > MAX_V2000_COUNT {
+        return Err(format!(
+            "molecule: {n} atoms and {} bonds; a V2000 mol block holds at most 999 of each",
+            m.bonds.len()
+        ));
+    }
+    if m.positions.len() != n {
+        return Err(format!(
+            "molecule.positions: {} entries for {n} atoms",
+            m.positions.len()
+        ));
+    }
+    if m.bond_orders.len() != m.bonds.len() {
+        return Err(format!(
+            "molecule.bondOrders: {} entries for {} bonds",
+            m.bond_orders.len(),
+            m.bonds.len()
+        ));
+    }
+    if !m.formal_charges.is_empty() && m.formal_charges.len() != n {
+        return Err(format!(
+            "molecule.formalCharges: {} entries for {n} atoms",
+            m.formal_charges.len()
+        ));
+    }
+    if let Some(i) = m
+        .elements
+        .iter()
+        .position(|&z| elements::symbol(z).is_none())
+    {
+        return Err(format!(
+            "molecule.elements[{i}]: {} is not an atomic number (1–118)",
+            m.elements[i]
+        ));
+    }
+    if let Some(i) = m
+        .positions
+        .iter()
+        .position(|p| p.iter().any(|v| !v.is_finite() || v.abs() >= 99_999.0))
+    {
+        return Err(format!(
+            "molecule.positions[{i}]: not a finite coordinate that fits the V2000 columns"
+        ));
+    }
+    for (k, &(a, b)) in m.bonds.iter().enumerate() {
+        if a as usize >= n || b as usize >= n || a == b {
+            return Err(format!(
+                "molecule.bonds[{k}]: ({a}, {b}) is not a bond between two of the {n} atoms"
+            ));
+        }
+    }
+    if let Some(k) = m.bond_orders.iter().position(|o| !(1..=4).contains(o)) {
+        return Err(format!(
+            "molecule.bondOrders[{k}]: {} is not a bond order (1–4)",
+            m.bond_orders[k]
+        ));
+    }
+    if let Some(i) = m
+        .formal_charges
+        .iter()
+        .position(|c| !(-15..=15).contains(c))
+    {
+        return Err(format!(
+            "molecule.formalCharges[{i}]: {} does not fit M  CHG",
+            m.formal_charges[i]
+        ));
+    }
+    Ok(())
+}
+
+/// One line, at most 80 characters, no control characters.
+fn header_text(name: &str) -> String {
+    name.chars().filter(|c| !c.is_control()).take(80).collect()
+}
+
+/// `M  CHG` lines, eight atoms per line, for the non-zero charges.
+fn charge_lines(charges: &[i8]) -> String {
+    let charged: Vec<(usize, i8)> = charges
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .map(|(i, &c)| (i + 1, c))
+        .collect();
+    let mut out = String::new();
+    for chunk in charged.chunks(8) {
+        out.push_str(&format!("M  CHG{:>3}", chunk.len()));
+        for (atom, charge) in chunk {
+            out.push_str(&format!(" {atom:>3} {charge:>3}"));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Reads a V2000 mol block. Errors are one line: `line N: …`.
+pub fn parse_molblock(text: &str) -> Result<Molecule, String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let line = |i: usize| -> Result<&str, String> {
+        lines
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("line {}: missing; the mol block ends too early", i + 1))
+    };
+    let name = header_text(line(0)?.trim());
+    let dimension = read_dimension(line(1)?);
+    let counts = line(3)?;
+    if counts.contains("V3000") {
+        return Err("line 4: this is a V3000 mol block; only V2000 is supported".to_string());
+    }
+    let n_atoms = count_field(counts, 0, "atom")?;
+    let n_bonds = count_field(counts, 3, "bond")?;
+    let mut molecule = Molecule {
+        name,
+        elements: Vec::with_capacity(n_atoms),
+        positions: Vec::with_capacity(n_atoms),
+        bonds: Vec::with_capacity(n_bonds),
+        bond_orders: Vec::with_capacity(n_bonds),
+        formal_charges: Vec::with_capacity(n_atoms),
+        dimension,
+    };
+    for i in 0..n_atoms {
+        let number = 5 + i;
+        let (z, position, charge) = read_atom(line(4 + i)?, number)?;
+        molecule.elements.push(z);
+        molecule.positions.push(position);
+        molecule.formal_charges.push(charge);
+    }
+    for k in 0..n_bonds {
+        let index = 4 + n_atoms + k;
+        let (a, b, order) = read_bond(line(index)?, index + 1, n_atoms)?;
+        molecule.bonds.push((a, b));
+        molecule.bond_orders.push(order);
+    }
+    read_properties(&lines, 4 + n_atoms + n_bonds, &mut molecule)?;
+    Ok(molecule)
+}
+
+/// §4.2: columns 21–22 of line 2 (counted in characters); only `2D` means 2D.
+fn read_dimension(program_line: &str) -> Dimension {
+    let code: String = program_line.chars().skip(20).take(2).collect();
+    if code == "2D" {
+        Dimension::TwoD
+    } else {
+        Dimension::ThreeD
+    }
+}
+
+/// Columns `[start, end)` (0-based bytes) of an ASCII line, trimmed; `None` past the end or on a
+/// non-ASCII boundary.
+fn columns(line: &str, start: usize, end: usize) -> Option<&str> {
+    let end = end.min(line.len());
+    line.get(start..end).map(str::trim)
+}
+
+fn count_field(counts: &str, start: usize, what: &str) -> Result<usize, String> {
+    let field = columns(counts, start, start + 3).unwrap_or("");
+    field
+        .parse::<usize>()
+        .map_err(|_| format!("line 4: the {what} count {field:?} is not a number"))
+}
+
+fn read_atom(text: &str, number: usize) -> Result<(u8, [f64; 3], i8), String> {
+    if !text.is_ascii() {
+        return Err(format!("line {number}: an atom line must be plain ASCII"));
+    }
+    let coordinate = |start: usize, axis: &str| -> Result<f64, String> {
+        let field = columns(text, start, start + 10).unwrap_or("");
+        match field.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err(format!(
+                "line {number}: the {axis} coordinate {field:?} is not a number"
+            )),
+        }
+    };
+    let position = [
+        coordinate(0, "x")?,
+        coordinate(10, "y")?,
+        coordinate(20, "z")?,
+    ];
+    let symbol = columns(text, 31, 34).unwrap_or("");
+    let z = match symbol {
+        "D" | "T" => 1,
+        _ => elements::atomic_number(symbol)
+            .ok_or_else(|| format!("line {number}: {symbol:?} is not an element symbol"))?,
+    };
+    let charge_code = columns(text, 36, 39).unwrap_or("");
+    let charge = match charge_code {
+        "" | "0" | "4" => 0,
+        "1" => 3,
+        "2" => 2,
+        "3" => 1,
+        "5" => -1,
+        "6" => -2,
+        "7" => -3,
+        other => {
+            return Err(format!(
+                "line {number}: {other:?} is not a V2000 charge code (0–7)"
+            ))
+        }
+    };
+    Ok((z, position, charge))
+}
+
+fn read_bond(text: &str, number: usize, n_atoms: usize) -> Result<(u32, u32, u8), String> {
+    if !text.is_ascii() {
+        return Err(format!("line {number}: a bond line must be plain ASCII"));
+    }
+    let atom = |start: usize| -> Result<u32, String> {
+        let field = columns(text, start, start + 3).unwrap_or("");
+        match field.parse::<usize>() {
+            Ok(a) if (1..=n_atoms).contains(&a) => Ok((a - 1) as u32),
+            _ => Err(format!(
+                "line {number}: bond atom {field:?} is not an atom number 1–{n_atoms}"
+            )),
+        }
+    };
+    let (a, b) = (atom(0)?, atom(3)?);
+    if a == b {
+        return Err(format!(
+            "line {number}: a bond joins atom {} to itself",
+            a + 1
+        ));
+    }
+    let order_field = columns(text, 6, 9).unwrap_or("");
+    let order = match order_field.parse::<u8>() {
+        Ok(o @ 1..=4) => o,
+        _ => {
+            return Err(format!(
+                "line {number}: bond type {order_field:?} is not 1, 2, 3 or 4 (query bonds are not supported)"
+            ))
+        }
+    };
+    Ok((a, b, order))
+}
+
+/// The properties block up to `M  END`: `M  CHG` lines (which supersede atom-block charges).
+fn read_properties(lines: &[&str], first: usize, molecule: &mut Molecule) -> Result<(), String> {
+    let mut charges_reset = false;
+    for (offset, text) in lines.iter().enumerate().skip(first) {
+        let number = offset + 1;
+        if text.starts_with("M  END") {
+            return Ok(());
+        }
+        if let Some(rest) = text.strip_prefix("M  CHG") {
+            if !charges_reset {
+                molecule.formal_charges.iter_mut().for_each(|c| *c = 0);
+                charges_reset = true;
+            }
+            apply_charge_line(rest, number, molecule)?;
+        }
+    }
+    Err(format!("line {}: `M  END` is missing", lines.len() + 1))
+}
+
+fn apply_charge_line(rest: &str, number: usize, molecule: &mut Molecule) -> Result<(), String> {
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let (count, pairs) = fields
+        .split_first()
+        .ok_or_else(|| format!("line {number}: `M  CHG` without a count"))?;
+    let count: usize = count
+        .parse()
+        .map_err(|_| format!("line {number}: `M  CHG` count {count:?} is not a number"))?;
+    if pairs.len() != 2 * count {
+        return Err(format!(
+            "line {number}: `M  CHG` announces {count} atoms but lists {}",
+            pairs.len() / 2
+        ));
+    }
+    for pair in pairs.chunks_exact(2) {
+        let atom = pair[0]
+            .parse::<usize>()
+            .ok()
+            .filter(|a| (1..=molecule.elements.len()).contains(a));
+        let charge = pair[1]
+            .parse::<i8>()
+            .ok()
+            .filter(|c| (-15..=15).contains(c));
+        match (atom, charge) {
+            (Some(a), Some(c)) => {
+                if let Some(slot) = molecule.formal_charges.get_mut(a - 1) {
+                    *slot = c;
+                }
+            }
+            _ => {
+                return Err(format!(
+                    "line {number}: `M  CHG` entry {} {} is not an atom and a charge",
+                    pair[0], pair[1]
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_dimension_from_the_header_only() {
+        let flat = "x\n     RDKit          2D\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\nM  END\n";
+        assert_eq!(parse_molblock(flat).unwrap().dimension, Dimension::TwoD);
+        let missing = flat.replace("     RDKit          2D", "");
+        assert_eq!(
+            parse_molblock(&missing).unwrap().dimension,
+            Dimension::ThreeD
+        );
+    }
+
+    #[test]
+    fn m_chg_supersedes_atom_block_charges() {
+        let text = "ion\n\n\n  2  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 N   0  3\n    1.0000    0.0000    0.0000 O   0  5\nM  CHG  1   2  -1\nM  END\n";
+        let m = parse_molblock(text).unwrap();
+        assert_eq!(m.formal_charges, vec![0, -1]);
+        let without = text.replace("M  CHG  1   2  -1\n", "");
+        assert_eq!(
+            parse_molblock(&without).unwrap().formal_charges,
+            vec![1, -1]
+        );
+    }
+
+    #[test]
+    fn refuses_v3000_and_names_lines() {
+        let v3000 = "x\n\n\n  0  0  0     0  0            999 V3000\nM  END\n";
+        assert!(parse_molblock(v3000).unwrap_err().contains("V3000"));
+        let bad = "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 Xx  0  0\nM  END\n";
+        assert_eq!(
+            parse_molblock(bad).unwrap_err(),
+            "line 5: \"Xx\" is not an element symbol"
+        );
+        assert!(parse_molblock("").unwrap_err().starts_with("line 1:"));
+        assert!(parse_molblock("a\nb\nc\n  1é 0\n").is_err());
+    }
+
+    #[test]
+    fn writes_the_dimension_code_at_columns_21_22() {
+        let m = Molecule {
+            name: "flat".into(),
+            elements: vec![6, 8],
+            positions: vec![[0.0, 0.0, 0.0], [1.2, 0.0, 0.0]],
+            bonds: vec![(0, 1)],
+            bond_orders: vec![2],
+            formal_charges: vec![0, 0],
+            dimension: Dimension::TwoD,
+        };
+        let text = write_molblock(&m).unwrap();
+        let line2 = text.lines().nth(1).unwrap();
+        assert_eq!(&line2[20..22], "2D");
+        assert_eq!(parse_molblock(&text).unwrap(), m);
+    }
+}

@@ -1,1 +1,538 @@
-//! (to be written)
+//! §5.2 apply plans: how a validated result enters the document.
+//!
+//! `new_document` → a [`Snapshot`] in Megane's shape (typed arrays on the JavaScript side) plus
+//! labels, a sanitised file name and every other channel. `insert` → the edit ops Builder replays
+//! (`set_cell` when the cell changes, then one `add_fragment`) and the indices to select.
+//!
+//! Choices where the contract is silent:
+//! - File names: every run of characters outside `[A-Za-z0-9._-]` becomes one `_`; leading and
+//!   trailing `_` / `.` are trimmed (no hidden or empty names); at most 64 characters; fallback
+//!   `result`.
+//! - `add_fragment` carries `bondOrders` only when the result gives them and at least one is not 1
+//!   (all-single is what an absent field means, §5.1).
+//! - A result without a cell never pushes `set_cell` (the document keeps its cell).
+//! - Chain ids become char codes; a chain id above U+00FF cannot be a `Uint8Array` entry and is
+//!   refused.
+//! - An insert result that repeats the document (an atom within 0.1 Å of a document atom,
+//!   minimum image in the document's cell) is refused. A singular document cell is treated as no
+//!   cell for this check.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+use super::marker::{Apply, Marker};
+use super::result::BuilderResult;
+use super::structure::{excerpt, Structure};
+
+/// §5.2: two cells whose components differ by at most this (Å) are the same cell.
+pub const CELL_TOLERANCE: f64 = 1e-4;
+/// §5.2 / §10: an inserted atom this close (Å) to a document atom repeats the document.
+pub const REPEAT_DISTANCE: f64 = 0.1;
+/// Longest sanitised file name, in characters.
+pub const MAX_FILE_NAME: usize = 64;
+/// Longest fragment id stem, in characters.
+pub const MAX_FRAGMENT_STEM: usize = 24;
+
+/// §5.2: what the host does with a result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum ApplyPlan {
+    /// Open the snapshot as a new document (`openStructure`).
+    NewDocument(Box<Snapshot>),
+    /// Push the ops as one step, then select the new atoms.
+    Insert(InsertPlan),
+}
+
+/// §5.2 `new_document`: the result in Megane's Snapshot shape.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Snapshot {
+    /// Number of atoms N.
+    pub n_atoms: usize,
+    /// Number of bonds B.
+    pub n_bonds: usize,
+    /// Cartesian Å, flat `[x0, y0, z0, …]`, length 3N (Float32Array).
+    pub positions: Vec<f32>,
+    /// Atomic numbers, length N (Uint8Array).
+    pub elements: Vec<u8>,
+    /// Flat 0-based pairs `[i0, j0, i1, j1, …]`, length 2B (Uint32Array).
+    pub bonds: Vec<u32>,
+    /// Parallel to the bonds (Uint8Array), or null for all single.
+    pub bond_orders: Option<Vec<u8>>,
+    /// Row-major 3×3 cell in Å (Float32Array(9)), or null.
+    #[serde(rename = "box")]
+    pub box_: Option<[f32; 9]>,
+    /// Per-atom chain id char codes (Uint8Array), or null.
+    pub atom_chain_ids: Option<Vec<u8>>,
+    /// Per-atom labels: `RESNAME<resid>` when residue ids are given, else the residue name.
+    pub labels: Option<Vec<String>>,
+    /// Sanitised document file name (no extension).
+    pub file_name: String,
+    /// Per-atom 0-based molecule index, kept.
+    pub molecules: Option<Vec<u32>>,
+    /// Per-atom atom names, kept.
+    pub atom_names: Option<Vec<String>>,
+    /// Per-atom formal charges, kept.
+    pub formal_charges: Option<Vec<i32>>,
+    /// Named per-atom numeric channels, kept.
+    pub scalars: Option<BTreeMap<String, Vec<f64>>>,
+    /// Per-atom residue names, kept.
+    pub residue_names: Option<Vec<String>>,
+    /// Per-atom residue numbers, kept.
+    pub residue_ids: Option<Vec<i64>>,
+}
+
+/// §5.2 `insert`: the ops to push as one step and the atoms to select afterwards.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InsertPlan {
+    /// `set_cell` (when needed) then `add_fragment`.
+    pub ops: Vec<EditOp>,
+    /// Document indices of the new atoms: N_document .. N_document + n.
+    pub select: Vec<u32>,
+}
+
+/// A Builder edit op, serialised exactly as Builder replays it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum EditOp {
+    /// `{"op":"set_cell","box":[9 numbers, row-major Å],"scaleAtoms":false}`.
+    SetCell {
+        #[serde(rename = "box")]
+        box_: [f64; 9],
+        #[serde(rename = "scaleAtoms")]
+        scale_atoms: bool,
+    },
+    /// `{"op":"add_fragment","id","elements","positions","bonds","bondOrders"?}` with absolute
+    /// positions (flat Å) and fragment-local 0-based bonds.
+    AddFragment {
+        id: String,
+        elements: Vec<u8>,
+        positions: Vec<f64>,
+        bonds: Vec<[u32; 2]>,
+        #[serde(rename = "bondOrders", skip_serializing_if = "Option::is_none")]
+        bond_orders: Option<Vec<u8>>,
+    },
+}
+
+/// §5.2: the plan for a checked result. `document` is the open structure (§4.3 shape) or `None`;
+/// `existing_fragment_ids` are the fragment ids already in the document.
+pub fn plan_apply(
+    marker: &Marker,
+    result: &BuilderResult,
+    document: Option<&Structure>,
+    existing_fragment_ids: &[String],
+) -> Result<ApplyPlan, String> {
+    if result.contract != marker.contract {
+        return Err(format!(
+            "contract: the result is for contract {}, but the tool declared contract {}",
+            result.contract, marker.contract
+        ));
+    }
+    result.structure.validate()?;
+    match marker.apply {
+        Apply::NewDocument => {
+            new_document_snapshot(result).map(|s| ApplyPlan::NewDocument(Box::new(s)))
+        }
+        Apply::Insert => {
+            let document = document.ok_or_else(|| {
+                "Open a document first: this tool adds its atoms to the open structure".to_string()
+            })?;
+            insert_plan(result, document, existing_fragment_ids).map(ApplyPlan::Insert)
+        }
+    }
+}
+
+fn new_document_snapshot(result: &BuilderResult) -> Result<Snapshot, String> {
+    let s = &result.structure;
+    Ok(Snapshot {
+        n_atoms: s.n_atoms(),
+        n_bonds: s.bonds.len(),
+        positions: s.positions.iter().map(|&v| v as f32).collect(),
+        elements: s.elements.clone(),
+        bonds: s.bonds.iter().flatten().copied().collect(),
+        bond_orders: s.bond_orders.clone(),
+        box_: s.cell.map(|c| c.map(|v| v as f32)),
+        atom_chain_ids: s.chain_ids.as_deref().map(chain_id_codes).transpose()?,
+        labels: residue_labels(s),
+        file_name: sanitise_file_name(&result.name),
+        molecules: s.molecules.clone(),
+        atom_names: s.atom_names.clone(),
+        formal_charges: s.formal_charges.clone(),
+        scalars: s.scalars.clone(),
+        residue_names: s.residue_names.clone(),
+        residue_ids: s.residue_ids.clone(),
+    })
+}
+
+/// One char code per chain id (validated to be one character each).
+fn chain_id_codes(chains: &[String]) -> Result<Vec<u8>, String> {
+    chains
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let code = id.chars().next().map_or(0, u32::from);
+            u8::try_from(code).map_err(|_| {
+                format!(
+                    "structure.chainIds[{i}]: {:?} cannot be stored as a chain id (char code above 255)",
+                    excerpt(id)
+                )
+            })
+        })
+        .collect()
+}
+
+/// §5.2: labels from residue names: `RESNAME<resid>` when residue ids exist, else the name.
+fn residue_labels(s: &Structure) -> Option<Vec<String>> {
+    let names = s.residue_names.as_ref()?;
+    Some(match &s.residue_ids {
+        Some(ids) => names
+            .iter()
+            .zip(ids)
+            .map(|(name, id)| format!("{name}{id}"))
+            .collect(),
+        None => names.clone(),
+    })
+}
+
+/// §5: the file name for a result name: `[A-Za-z0-9._-]` only, ≤ 64 characters, else `result`.
+pub fn sanitise_file_name(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let trimmed: String = out
+        .trim_matches(|c| c == '_' || c == '.')
+        .chars()
+        .take(MAX_FILE_NAME)
+        .collect();
+    let trimmed = trimmed.trim_end_matches(['_', '.']);
+    if trimmed.is_empty() {
+        "result".to_string()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// §5.2: the fragment id stem for a result name: lower case, runs of other characters → `-`,
+/// no leading or trailing `-`, ≤ 24 characters, else `fragment`.
+pub fn fragment_stem(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let stem: String = out
+        .trim_matches('-')
+        .chars()
+        .take(MAX_FRAGMENT_STEM)
+        .collect();
+    let stem = stem.trim_end_matches('-');
+    if stem.is_empty() {
+        "fragment".to_string()
+    } else {
+        stem.to_string()
+    }
+}
+
+/// §5.2: `stem`, or `stem-2`, `stem-3`, … — the first one not in `existing`.
+pub fn fresh_fragment_id(stem: &str, existing: &[String]) -> String {
+    let taken = |id: &str| existing.iter().any(|e| e == id);
+    if !taken(stem) {
+        return stem.to_string();
+    }
+    (2..)
+        .map(|k| format!("{stem}-{k}"))
+        .find(|id| !taken(id))
+        .unwrap_or_else(|| stem.to_string())
+}
+
+fn insert_plan(
+    result: &BuilderResult,
+    document: &Structure,
+    existing_fragment_ids: &[String],
+) -> Result<InsertPlan, String> {
+    document.validate().map_err(|e| format!("document: {e}"))?;
+    let added = &result.structure;
+    let doc_atoms = document.n_atoms();
+    if doc_atoms + added.n_atoms() > u32::MAX as usize {
+        return Err("structure: the document would have too many atoms".to_string());
+    }
+    refuse_repeated_atoms(document, added)?;
+    let mut ops = Vec::with_capacity(2);
+    if let Some(cell) = added.cell {
+        if cell_differs(&cell, document.cell.as_ref()) {
+            ops.push(EditOp::SetCell {
+                box_: cell,
+                scale_atoms: false,
+            });
+        }
+    }
+    let bond_orders = added
+        .bond_orders
+        .as_ref()
+        .filter(|orders| orders.iter().any(|&o| o != 1))
+        .cloned();
+    ops.push(EditOp::AddFragment {
+        id: fresh_fragment_id(&fragment_stem(&result.name), existing_fragment_ids),
+        elements: added.elements.clone(),
+        positions: added.positions.clone(),
+        bonds: added.bonds.clone(),
+        bond_orders,
+    });
+    let first = doc_atoms as u32;
+    let select = (first..first + added.n_atoms() as u32).collect();
+    Ok(InsertPlan { ops, select })
+}
+
+/// §5.2: a `set_cell` is needed when the document has no cell or any component differs by more
+/// than [`CELL_TOLERANCE`].
+fn cell_differs(cell: &[f64; 9], document_cell: Option<&[f64; 9]>) -> bool {
+    match document_cell {
+        None => true,
+        Some(doc) => cell
+            .iter()
+            .zip(doc)
+            .any(|(a, b)| (a - b).abs() > CELL_TOLERANCE),
+    }
+}
+
+/// §5.2/§10: refuses an insert result with an atom within [`REPEAT_DISTANCE`] of a document
+/// atom. Cell list: O(N + n) expected time.
+fn refuse_repeated_atoms(document: &Structure, added: &Structure) -> Result<(), String> {
+    if document.n_atoms() == 0 || added.n_atoms() == 0 {
+        return Ok(());
+    }
+    let space = Space::new(document.cell.as_ref());
+    let grid = Grid::build(&space, &document.positions);
+    for (i, p) in added.positions.chunks_exact(3).enumerate() {
+        let p = [p[0], p[1], p[2]];
+        if let Some(j) = grid.atom_within(&space, &document.positions, p, REPEAT_DISTANCE) {
+            return Err(format!(
+                "structure.positions: atom {i} is within {REPEAT_DISTANCE} Å of document atom {j}; an insert result must contain only the atoms it adds"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The metric space of the check: open, or periodic in a (possibly triclinic) cell.
+enum Space {
+    Open,
+    Periodic {
+        /// Rows are the lattice vectors a, b, c (Å).
+        cell: [[f64; 3]; 3],
+        /// Inverse of `cell`: fractional `s = r · inverse`.
+        inverse: [[f64; 3]; 3],
+        /// Bins along a, b, c, each at least [`REPEAT_DISTANCE`] thick.
+        bins: [i64; 3],
+    },
+}
+
+/// Bins along one axis are capped so that a huge cell cannot make keys overflow.
+const MAX_BINS_PER_AXIS: f64 = 1.0e6;
+
+impl Space {
+    fn new(cell: Option<&[f64; 9]>) -> Space {
+        let Some(c) = cell else {
+            return Space::Open;
+        };
+        let m = [[c[0], c[1], c[2]], [c[3], c[4], c[5]], [c[6], c[7], c[8]]];
+        let Some(inverse) = invert(&m) else {
+            return Space::Open;
+        };
+        // Height of the cell along axis i = 1 / |column i of the inverse|.
+        let bins = [0, 1, 2].map(|i| {
+            let column = [inverse[0][i], inverse[1][i], inverse[2][i]];
+            let height = 1.0 / norm(column);
+            (height / REPEAT_DISTANCE)
+                .floor()
+                .clamp(1.0, MAX_BINS_PER_AXIS) as i64
+        });
+        Space::Periodic {
+            cell: m,
+            inverse,
+            bins,
+        }
+    }
+
+    fn key(&self, p: [f64; 3]) -> [i64; 3] {
+        match self {
+            Space::Open => p.map(|v| (v / REPEAT_DISTANCE).floor() as i64),
+            Space::Periodic { inverse, bins, .. } => {
+                let s = wrap01(mul_row(p, inverse));
+                [0, 1, 2].map(|i| ((s[i] * bins[i] as f64) as i64).clamp(0, bins[i] - 1))
+            }
+        }
+    }
+
+    /// The keys of `key` and its 26 neighbours (wrapped and de-duplicated when periodic).
+    fn neighbour_keys(&self, key: [i64; 3]) -> Vec<[i64; 3]> {
+        let mut keys = Vec::with_capacity(27);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let k = [key[0] + dx, key[1] + dy, key[2] + dz];
+                    let k = match self {
+                        Space::Open => k,
+                        Space::Periodic { bins, .. } => [0, 1, 2].map(|i| k[i].rem_euclid(bins[i])),
+                    };
+                    if !keys.contains(&k) {
+                        keys.push(k);
+                    }
+                }
+            }
+        }
+        keys
+    }
+
+    fn distance(&self, a: [f64; 3], b: [f64; 3]) -> f64 {
+        let d = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+        match self {
+            Space::Open => norm(d),
+            Space::Periodic { cell, inverse, .. } => {
+                let s = mul_row(d, inverse).map(|v| v - v.round());
+                norm(mul_row(s, cell))
+            }
+        }
+    }
+}
+
+/// Document atoms sorted by bin, with each bin's range.
+struct Grid {
+    order: Vec<u32>,
+    ranges: HashMap<[i64; 3], (usize, usize)>,
+}
+
+impl Grid {
+    fn build(space: &Space, positions: &[f64]) -> Grid {
+        let mut keyed: Vec<([i64; 3], u32)> = positions
+            .chunks_exact(3)
+            .enumerate()
+            .map(|(i, p)| (space.key([p[0], p[1], p[2]]), i as u32))
+            .collect();
+        keyed.sort_unstable();
+        let mut ranges = HashMap::new();
+        let mut start = 0;
+        for end in 1..=keyed.len() {
+            if end == keyed.len() || keyed[end].0 != keyed[start].0 {
+                ranges.insert(keyed[start].0, (start, end));
+                start = end;
+            }
+        }
+        Grid {
+            order: keyed.into_iter().map(|(_, i)| i).collect(),
+            ranges,
+        }
+    }
+
+    /// A document atom within `limit` Å of `p`, if any.
+    fn atom_within(
+        &self,
+        space: &Space,
+        positions: &[f64],
+        p: [f64; 3],
+        limit: f64,
+    ) -> Option<u32> {
+        for key in space.neighbour_keys(space.key(p)) {
+            let Some(&(start, end)) = self.ranges.get(&key) else {
+                continue;
+            };
+            for &j in self.order.get(start..end).unwrap_or(&[]) {
+                let q = positions.get(3 * j as usize..3 * j as usize + 3)?;
+                if space.distance(p, [q[0], q[1], q[2]]) < limit {
+                    return Some(j);
+                }
+            }
+        }
+        None
+    }
+}
+
+fn norm(v: [f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// Row vector times matrix: `v · m`.
+fn mul_row(v: [f64; 3], m: &[[f64; 3]; 3]) -> [f64; 3] {
+    [0, 1, 2].map(|j| v[0] * m[0][j] + v[1] * m[1][j] + v[2] * m[2][j])
+}
+
+fn wrap01(s: [f64; 3]) -> [f64; 3] {
+    s.map(|v| v - v.floor())
+}
+
+/// 3×3 inverse by cofactors; `None` for a (near-)singular or non-finite matrix. Hand-written:
+/// nine lines, and no linear-algebra crate is otherwise needed.
+fn invert(m: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
+    let c =
+        |r0: usize, c0: usize, r1: usize, c1: usize| m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
+    let cof = [
+        [c(1, 1, 2, 2), -c(0, 1, 2, 2), c(0, 1, 1, 2)],
+        [-c(1, 0, 2, 2), c(0, 0, 2, 2), -c(0, 0, 1, 2)],
+        [c(1, 0, 2, 1), -c(0, 0, 2, 1), c(0, 0, 1, 1)],
+    ];
+    let det = m[0][0] * cof[0][0] + m[0][1] * cof[1][0] + m[0][2] * cof[2][0];
+    if !det.is_finite() || det.abs() < 1e-9 {
+        return None;
+    }
+    Some(cof.map(|row| row.map(|v| v / det)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_sanitised() {
+        assert_eq!(sanitise_file_name("water-ethanol"), "water-ethanol");
+        assert_eq!(sanitise_file_name("  a b/c<script> "), "a_b_c_script");
+        assert_eq!(sanitise_file_name("../.."), "result");
+        assert_eq!(sanitise_file_name(&"x".repeat(100)).len(), 64);
+        assert_eq!(fragment_stem("Water Solvent!"), "water-solvent");
+        assert_eq!(fragment_stem("***"), "fragment");
+        assert_eq!(fragment_stem(&"ab-".repeat(20)).len(), 23);
+    }
+
+    #[test]
+    fn fresh_ids_skip_taken_ones() {
+        let taken = vec!["water".to_string(), "water-2".to_string()];
+        assert_eq!(fresh_fragment_id("water", &taken), "water-3");
+        assert_eq!(fresh_fragment_id("ice", &taken), "ice");
+    }
+
+    #[test]
+    fn inverse_times_matrix_is_identity() {
+        let m = [[10.0, 0.0, 0.0], [3.0, 9.0, 0.0], [1.0, 2.0, 8.0]];
+        let inv = invert(&m).unwrap();
+        for (i, row) in m.iter().enumerate() {
+            let r = mul_row(*row, &inv);
+            for (j, v) in r.iter().enumerate() {
+                assert!((v - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn minimum_image_finds_atoms_across_the_boundary() {
+        let space = Space::new(Some(&[10.0, 0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0]));
+        let doc = [0.01, 5.0, 5.0];
+        let grid = Grid::build(&space, &doc);
+        assert_eq!(
+            grid.atom_within(&space, &doc, [9.98, 5.0, 5.0], 0.1),
+            Some(0)
+        );
+        assert_eq!(grid.atom_within(&space, &doc, [9.8, 5.0, 5.0], 0.1), None);
+        let open = Space::new(None);
+        let grid = Grid::build(&open, &doc);
+        assert_eq!(grid.atom_within(&open, &doc, [9.98, 5.0, 5.0], 0.1), None);
+    }
+}

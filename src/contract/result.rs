@@ -1,1 +1,501 @@
-//! (to be written)
+//! §5, §5.1, §6 and §9: interpreting a `tools/call` result.
+//!
+//! Input is the raw response (bytes, a parsed `serde_json::Value`, or any serde deserializer such
+//! as `serde-wasm-bindgen`'s for a JavaScript object): a bare `CallToolResult`, or a JSON-RPC
+//! envelope `{"jsonrpc","id","result"}` / `{"jsonrpc","id","error"}`. Output is a validated
+//! [`BuilderResult`] with the text summary, or one line saying what is wrong. The byte cap is
+//! checked before parsing (§9); one failure rejects the whole result (§6).
+//!
+//! Choices where the contract is silent:
+//! - A tool error's line drops the `Error executing tool <name>: ` prefix the MCP SDKs add, so the
+//!   form shows the server's own sentence.
+//! - When `structuredContent` is absent, a single text content item holding a JSON object is
+//!   read as the BuilderResult (servers that put JSON in text).
+//! - `provenance`: strings and numbers are kept as sent, booleans become `"true"`/`"false"`,
+//!   `null`, arrays and objects are dropped (the contract says strings / numbers only).
+//! - `warnings` that are not strings are dropped; `warnings` that is not an array is an error.
+//! - `contract` is required (the tool's marker says which one the result must carry).
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Number, Value};
+
+use super::marker::Marker;
+use super::structure::{
+    at_path, excerpt, without_position, Int, ListSeed, Nullable, Structure, Text,
+};
+
+/// §5: the name used when a result's `name` is missing or blank.
+pub const FALLBACK_NAME: &str = "result";
+
+/// §9: limits applied before and while parsing a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResultLimits {
+    /// Largest response body accepted, in bytes, checked before parsing. The default (64 MiB)
+    /// holds a 500 000-atom result (~30 MB of JSON) with room for channels.
+    pub max_bytes: usize,
+}
+
+impl Default for ResultLimits {
+    fn default() -> Self {
+        ResultLimits {
+            max_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// §5: a validated BuilderResult.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BuilderResult {
+    /// Contract version; equal to the tool's marker after [`check_builder_result`].
+    pub contract: u64,
+    /// Suggested document / fragment name; never blank after checking (fallback `result`).
+    pub name: String,
+    /// The atoms (§5.1).
+    pub structure: Structure,
+    /// Non-fatal problems to show after the summary (non-string entries dropped).
+    pub warnings: Vec<String>,
+    /// Software versions and seed, strings and numbers only (§7), in the server's order.
+    pub provenance: Map<String, Value>,
+}
+
+/// The outcome of a successful call.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Interpreted {
+    /// The validated result.
+    pub result: BuilderResult,
+    /// The text content items joined with newlines: plain text, never markup.
+    pub summary: String,
+    /// The result's warnings, for the notice line.
+    pub warnings: Vec<String>,
+}
+
+/// §5/§6: interpret a `tools/call` response body. The size cap is checked before parsing.
+pub fn interpret_call_bytes(
+    tool_name: &str,
+    marker: &Marker,
+    bytes: &[u8],
+    limits: &ResultLimits,
+) -> Result<Interpreted, String> {
+    check_size(bytes.len(), limits)?;
+    let wire: CallResultWire =
+        serde_json::from_slice(bytes).map_err(|e| describe_json_error(&e))?;
+    interpret_call_wire(tool_name, marker, wire)
+}
+
+/// §5/§6: interpret an already-parsed response (bare `CallToolResult` or JSON-RPC envelope).
+/// The byte cap cannot apply here; the §5.1 atom cap still does.
+pub fn interpret_call_value(
+    tool_name: &str,
+    marker: &Marker,
+    value: &Value,
+) -> Result<Interpreted, String> {
+    let wire = CallResultWire::deserialize(value).map_err(|e| describe_json_error(&e))?;
+    interpret_call_wire(tool_name, marker, wire)
+}
+
+/// §5/§6: interpret a response read from any serde deserializer (e.g. `serde-wasm-bindgen`'s
+/// for a JavaScript object).
+pub fn interpret_call_from<'de, D: Deserializer<'de>>(
+    tool_name: &str,
+    marker: &Marker,
+    deserializer: D,
+) -> Result<Interpreted, String> {
+    let wire = CallResultWire::deserialize(deserializer).map_err(|e| one_line(&e.to_string()))?;
+    interpret_call_wire(tool_name, marker, wire)
+}
+
+/// §5/§6: interpret a response already read into its wire shape.
+pub fn interpret_call_wire(
+    tool_name: &str,
+    marker: &Marker,
+    wire: CallResultWire,
+) -> Result<Interpreted, String> {
+    let call = unwrap_envelope(wire)?;
+    if call.is_error == Some(true) {
+        return Err(tool_error_line(
+            tool_name,
+            call.content.as_deref().unwrap_or(&[]),
+        ));
+    }
+    let content = call.content.unwrap_or_default();
+    let raw = match call.structured_content {
+        Some(raw) => raw,
+        None => builder_result_from_text(&content)?,
+    };
+    let result = check_builder_result(marker, raw)?;
+    let summary = summary_text(&content);
+    let warnings = result.warnings.clone();
+    Ok(Interpreted {
+        result,
+        summary,
+        warnings,
+    })
+}
+
+/// §5/§5.1: checks a parsed BuilderResult against the tool's marker and the Structure rules,
+/// and applies the name fallback.
+pub fn check_builder_result(
+    marker: &Marker,
+    mut result: BuilderResult,
+) -> Result<BuilderResult, String> {
+    if result.contract != marker.contract {
+        return Err(format!(
+            "contract: the result is for contract {}, but the tool declared contract {}",
+            result.contract, marker.contract
+        ));
+    }
+    result.structure.validate()?;
+    if result.name.trim().is_empty() {
+        result.name = FALLBACK_NAME.to_string();
+    }
+    Ok(result)
+}
+
+fn check_size(len: usize, limits: &ResultLimits) -> Result<(), String> {
+    if len > limits.max_bytes {
+        return Err(format!(
+            "result: {len} bytes is more than the {} bytes Builder accepts",
+            limits.max_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// One line for a serde_json error: data errors already name their field; syntax errors keep
+/// their position.
+fn describe_json_error(e: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let text = e.to_string();
+    match e.classify() {
+        Category::Data => one_line(without_position(&text)),
+        Category::Syntax | Category::Eof | Category::Io => {
+            one_line(&format!("result: not valid JSON: {text}"))
+        }
+    }
+}
+
+/// The first line of `text`, control characters removed, at most 500 characters.
+fn one_line(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    let mut out: String = line.chars().filter(|c| !c.is_control()).take(500).collect();
+    if line.chars().count() > 500 {
+        out.push('…');
+    }
+    out
+}
+
+/// Follows a JSON-RPC envelope to the `CallToolResult`, or turns its `error` into the §6 line.
+fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
+    if let Some(error) = wire.error {
+        let message = one_line(&error.message);
+        let message = if message.is_empty() {
+            format!("error {}", error.code)
+        } else {
+            message
+        };
+        return Err(format!("The server failed: {message}"));
+    }
+    match wire.result {
+        Some(inner) if inner.result.is_some() || inner.error.is_some() => {
+            Err("result: a JSON-RPC envelope inside another one".to_string())
+        }
+        Some(inner) => Ok(*inner),
+        None => Ok(wire),
+    }
+}
+
+/// §6: the first line of the first text content item, without the SDK's
+/// `Error executing tool <name>: ` prefix.
+fn tool_error_line(tool_name: &str, content: &[ContentItem]) -> String {
+    let first_text = content.iter().find_map(|item| item.text.as_deref());
+    let line = one_line(first_text.unwrap_or(""));
+    let prefix = format!("Error executing tool {tool_name}: ");
+    let line = line
+        .strip_prefix(&prefix)
+        .map(str::to_string)
+        .unwrap_or(line);
+    if line.is_empty() {
+        "The tool failed without saying why.".to_string()
+    } else {
+        line
+    }
+}
+
+/// Servers that put the BuilderResult JSON in a single text item instead of `structuredContent`.
+fn builder_result_from_text(content: &[ContentItem]) -> Result<BuilderResult, String> {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|item| item.text.as_deref())
+        .collect();
+    match texts.as_slice() {
+        [text] if text.trim_start().starts_with('{') => serde_json::from_str::<BuilderResult>(text)
+            .map_err(|e| format!("content[0] (JSON text): {}", describe_json_error(&e))),
+        _ => Err("structuredContent: missing; the tool returned no BuilderResult".to_string()),
+    }
+}
+
+fn summary_text(content: &[ContentItem]) -> String {
+    content
+        .iter()
+        .filter(|item| item.kind.as_deref() == Some("text"))
+        .filter_map(|item| item.text.as_deref())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes.
+// ---------------------------------------------------------------------------------------------
+
+/// A `tools/call` response on the wire: the `CallToolResult` fields and, for a JSON-RPC envelope,
+/// `result` / `error`. Unknown fields (`jsonrpc`, `id`, `_meta`, `resultType`) are ignored.
+#[derive(Debug, Default, Deserialize)]
+pub struct CallResultWire {
+    /// `content`: text (and other) items.
+    #[serde(default, deserialize_with = "content_field")]
+    pub content: Option<Vec<ContentItem>>,
+    /// `isError`.
+    #[serde(default, rename = "isError", deserialize_with = "is_error_field")]
+    pub is_error: Option<bool>,
+    /// `structuredContent`, read straight into the typed result.
+    #[serde(default, rename = "structuredContent")]
+    pub structured_content: Option<BuilderResult>,
+    /// JSON-RPC envelope: the `CallToolResult`.
+    #[serde(default, deserialize_with = "envelope_result_field")]
+    pub result: Option<Box<CallResultWire>>,
+    /// JSON-RPC envelope: an error instead of a result.
+    #[serde(default, deserialize_with = "rpc_error_field")]
+    pub error: Option<RpcError>,
+}
+
+/// One MCP content item; only `type` and `text` matter here.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ContentItem {
+    /// `type`: `"text"`, `"image"`, …
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// `text` of a text item.
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+/// A JSON-RPC error object.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct RpcError {
+    /// JSON-RPC error code.
+    #[serde(default)]
+    pub code: i64,
+    /// Human-readable message.
+    #[serde(default)]
+    pub message: String,
+}
+
+fn content_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<ContentItem>>, D::Error> {
+    Option::<Vec<ContentItem>>::deserialize(d).map_err(|e| at_path("content", e))
+}
+
+fn is_error_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    Option::<bool>::deserialize(d).map_err(|e| at_path("isError", e))
+}
+
+fn envelope_result_field<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Box<CallResultWire>>, D::Error> {
+    Option::<Box<CallResultWire>>::deserialize(d)
+}
+
+fn rpc_error_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RpcError>, D::Error> {
+    Option::<RpcError>::deserialize(d).map_err(|e| at_path("error", e))
+}
+
+impl<'de> Deserialize<'de> for BuilderResult {
+    /// §5 wire format without the marker check (see [`check_builder_result`]); errors name the
+    /// field.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(BuilderResultVisitor)
+    }
+}
+
+struct BuilderResultVisitor;
+
+impl<'de> Visitor<'de> for BuilderResultVisitor {
+    type Value = BuilderResult;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("structuredContent to be a BuilderResult object (§5)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BuilderResult, A::Error> {
+        let mut contract: Option<u64> = None;
+        let mut name: Option<Option<String>> = None;
+        let mut structure: Option<Structure> = None;
+        let mut warnings: Option<Vec<String>> = None;
+        let mut provenance: Option<Map<String, Value>> = None;
+        while let Some(Text(key)) = map.next_key::<Text>()? {
+            match key.as_str() {
+                "contract" => {
+                    once(contract.is_some(), "contract")?;
+                    let raw: Int = map.next_value().map_err(|e| at_path("contract", e))?;
+                    contract = Some(u64::try_from(raw.0).map_err(|_| {
+                        de::Error::custom(format!("contract: {} is not a contract version", raw.0))
+                    })?);
+                }
+                "name" => {
+                    once(name.is_some(), "name")?;
+                    let raw: Option<Text> = map.next_value().map_err(|e| at_path("name", e))?;
+                    name = Some(raw.map(|t| t.0));
+                }
+                "structure" => {
+                    once(structure.is_some(), "structure")?;
+                    structure = Some(map.next_value().map_err(|e| at_path("structure", e))?);
+                }
+                "warnings" => {
+                    once(warnings.is_some(), "warnings")?;
+                    let raw = map.next_value_seed(Nullable(ListSeed {
+                        path: "warnings",
+                        convert: |w: MaybeString| Ok(w.0),
+                    }))?;
+                    warnings = Some(raw.unwrap_or_default().into_iter().flatten().collect());
+                }
+                "provenance" => {
+                    once(provenance.is_some(), "provenance")?;
+                    provenance = Some(
+                        map.next_value_seed(Nullable(ProvenanceSeed))?
+                            .unwrap_or_default(),
+                    );
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()
+                        .map_err(|e| at_path::<A::Error>(&excerpt(&key), e))?;
+                }
+            }
+        }
+        Ok(BuilderResult {
+            contract: contract.ok_or_else(|| de::Error::custom("contract: missing"))?,
+            name: name.flatten().unwrap_or_default(),
+            structure: structure.ok_or_else(|| de::Error::custom("structure: missing"))?,
+            warnings: warnings.unwrap_or_default(),
+            provenance: provenance.unwrap_or_default(),
+        })
+    }
+}
+
+fn once<E: de::Error>(already: bool, field: &str) -> Result<(), E> {
+    if already {
+        Err(E::custom(format!("{field}: appears twice")))
+    } else {
+        Ok(())
+    }
+}
+
+/// A string, or anything else (skipped without building a value tree) as `None`.
+struct MaybeString(Option<String>);
+
+impl<'de> Deserialize<'de> for MaybeString {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(KeepScalar {
+            stringify_bool: false,
+        })
+        .map(|v| {
+            MaybeString(match v {
+                Some(Value::String(s)) => Some(s),
+                _ => None,
+            })
+        })
+    }
+}
+
+/// Keeps strings and numbers (and, when asked, booleans as strings); drains anything else.
+struct KeepScalar {
+    stringify_bool: bool,
+}
+
+impl<'de> Visitor<'de> for KeepScalar {
+    type Value = Option<Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string or a number")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(Value::String(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Some(Value::String(v)))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Some(Value::Number(v.into())))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Some(Value::Number(v.into())))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Number::from_f64(v).map(Value::Number))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(self.stringify_bool.then(|| Value::String(v.to_string())))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+struct ProvenanceSeed;
+
+impl<'de> DeserializeSeed<'de> for ProvenanceSeed {
+    type Value = Map<String, Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(ProvenanceVisitor)
+    }
+}
+
+struct ProvenanceVisitor;
+
+impl<'de> Visitor<'de> for ProvenanceVisitor {
+    type Value = Map<String, Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("provenance to be an object of strings and numbers")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(Text(key)) = map.next_key::<Text>()? {
+            let value = map
+                .next_value_seed(KeepScalarSeed)
+                .map_err(|e| at_path::<A::Error>(&format!("provenance.{}", excerpt(&key)), e))?;
+            if let Some(value) = value {
+                out.insert(key, value);
+            }
+        }
+        Ok(out)
+    }
+}
+
+struct KeepScalarSeed;
+
+impl<'de> DeserializeSeed<'de> for KeepScalarSeed {
+    type Value = Option<Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(KeepScalar {
+            stringify_bool: true,
+        })
+    }
+}

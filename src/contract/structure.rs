@@ -1,1 +1,791 @@
-//! (to be written)
+//! §5.1 Structure: the structure-of-arrays payload of results and of the §4.3 document argument.
+//!
+//! Deserialisation goes straight into typed vectors (no `serde_json::Value` tree for the big
+//! arrays), from any serde deserializer (bytes through `serde_json`, a JavaScript object through
+//! `serde-wasm-bindgen`). Every wire error names its field, e.g.
+//! `structure.positions[7]: invalid type: string "x", expected a number`.
+//! [`Structure::validate`] then enforces the §5.1 rules in O(N + bonds · log bonds).
+//! Unknown fields are ignored (§11); `null` in an optional field means absent (pydantic servers
+//! send that).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize};
+
+/// §5.1: Builder accepts at most this many atoms per result.
+pub const MAX_ATOMS: usize = 500_000;
+
+/// §5.1: the highest atomic number.
+pub const MAX_ELEMENT: u8 = 118;
+
+/// §5.1 Structure. N is `elements.len()`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Structure {
+    /// Atomic numbers 1–118, length N.
+    pub elements: Vec<u8>,
+    /// Cartesian positions in Å, flat `[x0, y0, z0, x1, …]`, length 3N.
+    pub positions: Vec<f64>,
+    /// Row-major lattice vectors `[ax, ay, az, bx, by, bz, cx, cy, cz]` in Å; `None` (`null`) for
+    /// a non-periodic structure.
+    pub cell: Option<[f64; 9]>,
+    /// 0-based atom index pairs, each bond once.
+    pub bonds: Vec<[u32; 2]>,
+    /// Parallel to `bonds`: 1, 2, 3 or 4 (aromatic); absent means all single.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bond_orders: Option<Vec<u8>>,
+    /// Per-atom 0-based molecule index.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub molecules: Option<Vec<u32>>,
+    /// Per-atom residue name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub residue_names: Option<Vec<String>>,
+    /// Per-atom residue number.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub residue_ids: Option<Vec<i64>>,
+    /// Per-atom atom name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atom_names: Option<Vec<String>>,
+    /// Per-atom chain id, exactly one character each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chain_ids: Option<Vec<String>>,
+    /// Per-atom formal charge in units of e.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub formal_charges: Option<Vec<i32>>,
+    /// Named per-atom numeric channels Megane does not render yet, each of length N (kept).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scalars: Option<BTreeMap<String, Vec<f64>>>,
+}
+
+impl Structure {
+    /// Number of atoms N.
+    pub fn n_atoms(&self) -> usize {
+        self.elements.len()
+    }
+
+    /// Position of atom `i` in Å, when it exists.
+    pub fn position(&self, i: usize) -> Option<[f64; 3]> {
+        let p = self.positions.get(3 * i..3 * i + 3)?;
+        Some([p[0], p[1], p[2]])
+    }
+
+    /// §5.1: checks every rule; the first violation is returned as one line naming the field
+    /// (`structure.<field>[index]: …`).
+    pub fn validate(&self) -> Result<(), String> {
+        self.validate_elements()?;
+        self.validate_positions()?;
+        self.validate_cell()?;
+        self.validate_bonds()?;
+        self.validate_bond_orders()?;
+        self.validate_per_atom_channels()?;
+        self.validate_scalars()
+    }
+
+    fn validate_elements(&self) -> Result<(), String> {
+        let n = self.n_atoms();
+        if n > MAX_ATOMS {
+            return Err(format!(
+                "structure.elements: {n} atoms; Builder accepts at most {MAX_ATOMS} per result"
+            ));
+        }
+        match self
+            .elements
+            .iter()
+            .position(|&z| z == 0 || z > MAX_ELEMENT)
+        {
+            Some(i) => Err(format!(
+                "structure.elements[{i}]: {} is not an atomic number (1–118)",
+                self.elements[i]
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn validate_positions(&self) -> Result<(), String> {
+        let n = self.n_atoms();
+        if self.positions.len() != 3 * n {
+            return Err(format!(
+                "structure.positions: has {} numbers; {n} atoms need {} (x, y, z each)",
+                self.positions.len(),
+                3 * n
+            ));
+        }
+        match self.positions.iter().position(|v| !v.is_finite()) {
+            Some(i) => Err(format!("structure.positions[{i}]: not a finite number")),
+            None => Ok(()),
+        }
+    }
+
+    fn validate_cell(&self) -> Result<(), String> {
+        let Some(cell) = &self.cell else {
+            return Ok(());
+        };
+        match cell.iter().position(|v| !v.is_finite()) {
+            Some(i) => Err(format!("structure.cell[{i}]: not a finite number")),
+            None => Ok(()),
+        }
+    }
+
+    fn validate_bonds(&self) -> Result<(), String> {
+        let n = self.n_atoms();
+        for (k, &[a, b]) in self.bonds.iter().enumerate() {
+            for atom in [a, b] {
+                if atom as usize >= n {
+                    return Err(format!(
+                        "structure.bonds[{k}]: atom {atom} is out of range ({n} atoms)"
+                    ));
+                }
+            }
+            if a == b {
+                return Err(format!("structure.bonds[{k}]: bonds atom {a} to itself"));
+            }
+        }
+        self.validate_no_duplicate_bond()
+    }
+
+    /// Duplicate check by sorting `(min, max, index)` keys: O(B log B), no O(B²) scan.
+    fn validate_no_duplicate_bond(&self) -> Result<(), String> {
+        let mut keys: Vec<(u64, usize)> = self
+            .bonds
+            .iter()
+            .enumerate()
+            .map(|(k, &[a, b])| ((u64::from(a.min(b)) << 32) | u64::from(a.max(b)), k))
+            .collect();
+        keys.sort_unstable();
+        for pair in keys.windows(2) {
+            if let [(first_key, first), (second_key, second)] = *pair {
+                if first_key == second_key {
+                    let (earlier, later) = (first.min(second), first.max(second));
+                    return Err(format!(
+                        "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {} and {})",
+                        first_key >> 32,
+                        first_key & 0xffff_ffff
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_bond_orders(&self) -> Result<(), String> {
+        let Some(orders) = &self.bond_orders else {
+            return Ok(());
+        };
+        if orders.len() != self.bonds.len() {
+            return Err(format!(
+                "structure.bondOrders: has {} entries but there are {} bonds",
+                orders.len(),
+                self.bonds.len()
+            ));
+        }
+        match orders.iter().position(|&o| !(1..=4).contains(&o)) {
+            Some(k) => Err(format!(
+                "structure.bondOrders[{k}]: {} is not a bond order (1, 2, 3 or 4)",
+                orders[k]
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn validate_per_atom_channels(&self) -> Result<(), String> {
+        let n = self.n_atoms();
+        check_channel_length("molecules", self.molecules.as_ref().map(Vec::len), n)?;
+        check_channel_length("residueNames", self.residue_names.as_ref().map(Vec::len), n)?;
+        check_channel_length("residueIds", self.residue_ids.as_ref().map(Vec::len), n)?;
+        check_channel_length("atomNames", self.atom_names.as_ref().map(Vec::len), n)?;
+        check_channel_length("chainIds", self.chain_ids.as_ref().map(Vec::len), n)?;
+        check_channel_length(
+            "formalCharges",
+            self.formal_charges.as_ref().map(Vec::len),
+            n,
+        )?;
+        if let Some(chains) = &self.chain_ids {
+            if let Some(i) = chains.iter().position(|c| c.chars().count() != 1) {
+                return Err(format!(
+                    "structure.chainIds[{i}]: a chain id is exactly one character, not {:?}",
+                    excerpt(&chains[i])
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_scalars(&self) -> Result<(), String> {
+        let Some(scalars) = &self.scalars else {
+            return Ok(());
+        };
+        let n = self.n_atoms();
+        for (name, values) in scalars {
+            let shown = excerpt(name);
+            if values.len() != n {
+                return Err(format!(
+                    "structure.scalars.{shown}: has {} values for {n} atoms",
+                    values.len()
+                ));
+            }
+            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+                return Err(format!(
+                    "structure.scalars.{shown}[{i}]: not a finite number"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_channel_length(field: &str, len: Option<usize>, n: usize) -> Result<(), String> {
+    match len {
+        Some(len) if len != n => Err(format!(
+            "structure.{field}: has {len} entries for {n} atoms"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// At most 40 characters of server text, control characters replaced, for one-line errors.
+pub(crate) fn excerpt(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(40)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if text.chars().nth(40).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire deserialisation.
+// ---------------------------------------------------------------------------------------------
+
+/// Strips serde_json's trailing ` at line L column C` so nested errors do not repeat it.
+pub(crate) fn without_position(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(at) if message[at..].contains(" column ") => &message[..at],
+        _ => message,
+    }
+}
+
+/// `path: message`, unless the message already starts with a field path of this subtree.
+pub(crate) fn at_path<E: de::Error>(path: &str, error: impl fmt::Display) -> E {
+    let text = error.to_string();
+    let text = without_position(&text);
+    if text.starts_with(path) {
+        E::custom(text)
+    } else {
+        E::custom(format!("{path}: {text}"))
+    }
+}
+
+/// A JSON integer (an integral float such as `8.0` counts, as in JSON Schema).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Int(pub i64);
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct IntVisitor;
+        impl Visitor<'_> for IntVisitor {
+            type Value = Int;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Int, E> {
+                Ok(Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Int, E> {
+                i64::try_from(v)
+                    .map(Int)
+                    .map_err(|_| E::custom(format!("{v} is too large")))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Int, E> {
+                if v.fract() == 0.0 && v.abs() < 9.0e15 {
+                    Ok(Int(v as i64))
+                } else {
+                    Err(E::invalid_type(de::Unexpected::Float(v), &self))
+                }
+            }
+        }
+        d.deserialize_any(IntVisitor)
+    }
+}
+
+/// A JSON number as `f64`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Num(pub f64);
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct NumVisitor;
+        impl Visitor<'_> for NumVisitor {
+            type Value = Num;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Num, E> {
+                Ok(Num(v as f64))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Num, E> {
+                Ok(Num(v as f64))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Num, E> {
+                Ok(Num(v))
+            }
+        }
+        d.deserialize_any(NumVisitor)
+    }
+}
+
+/// A JSON string.
+#[derive(Debug, Clone)]
+pub(crate) struct Text(pub String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct TextVisitor;
+        impl Visitor<'_> for TextVisitor {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Text, E> {
+                Ok(Text(v))
+            }
+        }
+        d.deserialize_any(TextVisitor)
+    }
+}
+
+/// Reads an array whose items are `R` on the wire and `T` after `convert`, naming the index of
+/// the first bad item (`path[i]: …`).
+pub(crate) struct ListSeed<'p, R, T> {
+    pub path: &'p str,
+    pub convert: fn(R) -> Result<T, String>,
+}
+
+impl<'de, R: Deserialize<'de>, T> DeserializeSeed<'de> for ListSeed<'_, R, T> {
+    type Value = Vec<T>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {
+        d.deserialize_seq(ListVisitor {
+            seed: self,
+            raw: PhantomData,
+        })
+    }
+}
+
+struct ListVisitor<'p, R, T> {
+    seed: ListSeed<'p, R, T>,
+    raw: PhantomData<R>,
+}
+
+impl<'de, R: Deserialize<'de>, T> Visitor<'de> for ListVisitor<'_, R, T> {
+    type Value = Vec<T>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{} to be an array", self.seed.path)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        let path = self.seed.path;
+        // The byte cap bounds the input; the hint is capped so a lying hint cannot over-allocate.
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4 * MAX_ATOMS));
+        loop {
+            let index = out.len();
+            match seq.next_element::<R>() {
+                Ok(Some(raw)) => match (self.seed.convert)(raw) {
+                    Ok(item) => out.push(item),
+                    Err(message) => {
+                        return Err(de::Error::custom(format!("{path}[{index}]: {message}")))
+                    }
+                },
+                Ok(None) => return Ok(out),
+                Err(e) => return Err(at_path(&format!("{path}[{index}]"), e)),
+            }
+        }
+    }
+}
+
+/// Wraps a seed so that `null` (or an absent JavaScript value) reads as `None`.
+pub(crate) struct Nullable<S>(pub S);
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Nullable<S> {
+    type Value = Option<S::Value>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_option(NullableVisitor(self.0))
+    }
+}
+
+struct NullableVisitor<S>(S);
+
+impl<'de, S: DeserializeSeed<'de>> Visitor<'de> for NullableVisitor<S> {
+    type Value = Option<S::Value>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a value or null")
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        self.0.deserialize(d).map(Some)
+    }
+}
+
+fn element(raw: Int) -> Result<u8, String> {
+    match u8::try_from(raw.0) {
+        Ok(z) if (1..=MAX_ELEMENT).contains(&z) => Ok(z),
+        _ => Err(format!("{} is not an atomic number (1–118)", raw.0)),
+    }
+}
+
+fn number(raw: Num) -> Result<f64, String> {
+    Ok(raw.0)
+}
+
+fn bond_order(raw: Int) -> Result<u8, String> {
+    match u8::try_from(raw.0) {
+        Ok(o) if (1..=4).contains(&o) => Ok(o),
+        _ => Err(format!("{} is not a bond order (1, 2, 3 or 4)", raw.0)),
+    }
+}
+
+fn index(raw: Int) -> Result<u32, String> {
+    u32::try_from(raw.0).map_err(|_| format!("{} is not a 0-based index", raw.0))
+}
+
+fn integer(raw: Int) -> Result<i64, String> {
+    Ok(raw.0)
+}
+
+fn charge(raw: Int) -> Result<i32, String> {
+    i32::try_from(raw.0).map_err(|_| format!("{} is not a formal charge", raw.0))
+}
+
+fn text(raw: Text) -> Result<String, String> {
+    Ok(raw.0)
+}
+
+fn bond_pair(raw: Vec<Int>) -> Result<[u32; 2], String> {
+    match raw.as_slice() {
+        [a, b] => Ok([
+            index(*a).map_err(|e| format!("first atom: {e}"))?,
+            index(*b).map_err(|e| format!("second atom: {e}"))?,
+        ]),
+        other => Err(format!(
+            "a bond is a pair of two atom indices, not {} numbers",
+            other.len()
+        )),
+    }
+}
+
+fn cell_of_nine(raw: Vec<f64>) -> Result<[f64; 9], String> {
+    <[f64; 9]>::try_from(raw.as_slice()).map_err(|_| {
+        format!(
+            "has {} numbers; a cell is 9 (row-major 3×3, Å) or null",
+            raw.len()
+        )
+    })
+}
+
+/// Reads a bond `[i, j]` as a short list of integers.
+struct BondWire(Vec<Int>);
+
+impl<'de> Deserialize<'de> for BondWire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        ListSeed {
+            path: "bond",
+            convert: Ok,
+        }
+        .deserialize(d)
+        .map(BondWire)
+    }
+}
+
+/// Scalars: an object of per-atom number arrays.
+struct ScalarsSeed;
+
+impl<'de> DeserializeSeed<'de> for ScalarsSeed {
+    type Value = BTreeMap<String, Vec<f64>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(ScalarsVisitor)
+    }
+}
+
+struct ScalarsVisitor;
+
+impl<'de> Visitor<'de> for ScalarsVisitor {
+    type Value = BTreeMap<String, Vec<f64>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("structure.scalars to be an object of number arrays")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = BTreeMap::new();
+        while let Some(Text(name)) = map.next_key::<Text>()? {
+            let path = format!("structure.scalars.{}", excerpt(&name));
+            let values = map.next_value_seed(ListSeed {
+                path: &path,
+                convert: number,
+            })?;
+            if out.insert(name, values).is_some() {
+                return Err(de::Error::custom(format!("{path}: appears twice")));
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl<'de> Deserialize<'de> for Structure {
+    /// §5.1 wire format; errors name the field (`structure.<field>…`).
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(StructureVisitor)
+    }
+}
+
+struct StructureVisitor;
+
+/// Which required fields have been seen.
+#[derive(Default)]
+struct Seen {
+    elements: bool,
+    positions: bool,
+    cell: bool,
+    bonds: bool,
+}
+
+impl<'de> Visitor<'de> for StructureVisitor {
+    type Value = Structure;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("structure to be a Structure object (§5.1)")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Structure, A::Error> {
+        let mut s = Structure::default();
+        let mut seen = Seen::default();
+        let mut optional_seen: Vec<String> = Vec::new();
+        while let Some(Text(key)) = map.next_key::<Text>()? {
+            let required_flag = match key.as_str() {
+                "elements" => Some(&mut seen.elements),
+                "positions" => Some(&mut seen.positions),
+                "cell" => Some(&mut seen.cell),
+                "bonds" => Some(&mut seen.bonds),
+                _ => None,
+            };
+            match required_flag {
+                Some(flag) if *flag => return Err(twice(&key)),
+                Some(flag) => *flag = true,
+                None if is_optional_field(&key) => {
+                    if optional_seen.contains(&key) {
+                        return Err(twice(&key));
+                    }
+                    optional_seen.push(key.clone());
+                }
+                None => {}
+            }
+            read_field(&mut map, &key, &mut s)?;
+        }
+        for (present, name) in [
+            (seen.elements, "elements"),
+            (seen.positions, "positions"),
+            (seen.cell, "cell"),
+            (seen.bonds, "bonds"),
+        ] {
+            if !present {
+                let hint = if name == "cell" {
+                    " (null for a non-periodic structure)"
+                } else {
+                    ""
+                };
+                return Err(de::Error::custom(format!(
+                    "structure.{name}: missing{hint}"
+                )));
+            }
+        }
+        Ok(s)
+    }
+}
+
+fn twice<E: de::Error>(key: &str) -> E {
+    E::custom(format!("structure.{key}: appears twice"))
+}
+
+fn is_optional_field(key: &str) -> bool {
+    matches!(
+        key,
+        "bondOrders"
+            | "molecules"
+            | "residueNames"
+            | "residueIds"
+            | "atomNames"
+            | "chainIds"
+            | "formalCharges"
+            | "scalars"
+    )
+}
+
+/// Reads the value of one Structure field into `s`; unknown fields are skipped (§11).
+fn read_field<'de, A: MapAccess<'de>>(
+    map: &mut A,
+    key: &str,
+    s: &mut Structure,
+) -> Result<(), A::Error> {
+    match key {
+        "elements" => {
+            s.elements = map.next_value_seed(ListSeed {
+                path: "structure.elements",
+                convert: element,
+            })?
+        }
+        "positions" => {
+            s.positions = map.next_value_seed(ListSeed {
+                path: "structure.positions",
+                convert: number,
+            })?
+        }
+        "cell" => {
+            let raw = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.cell",
+                convert: number,
+            }))?;
+            s.cell = raw
+                .map(cell_of_nine)
+                .transpose()
+                .map_err(|e| de::Error::custom(format!("structure.cell: {e}")))?;
+        }
+        "bonds" => {
+            s.bonds = map.next_value_seed(ListSeed {
+                path: "structure.bonds",
+                convert: |raw: BondWire| bond_pair(raw.0),
+            })?
+        }
+        "bondOrders" => {
+            s.bond_orders = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.bondOrders",
+                convert: bond_order,
+            }))?
+        }
+        "molecules" => {
+            s.molecules = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.molecules",
+                convert: index,
+            }))?
+        }
+        "residueNames" => {
+            s.residue_names = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.residueNames",
+                convert: text,
+            }))?
+        }
+        "residueIds" => {
+            s.residue_ids = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.residueIds",
+                convert: integer,
+            }))?
+        }
+        "atomNames" => {
+            s.atom_names = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.atomNames",
+                convert: text,
+            }))?
+        }
+        "chainIds" => {
+            s.chain_ids = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.chainIds",
+                convert: text,
+            }))?
+        }
+        "formalCharges" => {
+            s.formal_charges = map.next_value_seed(Nullable(ListSeed {
+                path: "structure.formalCharges",
+                convert: charge,
+            }))?
+        }
+        "scalars" => s.scalars = map.next_value_seed(Nullable(ScalarsSeed))?,
+        _ => {
+            map.next_value::<IgnoredAny>()
+                .map_err(|e| at_path::<A::Error>(&format!("structure.{}", excerpt(key)), e))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<Structure, String> {
+        serde_json::from_str::<Structure>(json).map_err(|e| e.to_string())
+    }
+
+    const WATER: &str = r#"{"elements":[8,1,1],"positions":[0,0,0, 0.96,0,0, -0.24,0.93,0],
+        "cell":null,"bonds":[[0,1],[0,2]],"extra":{"ignored":[1,2]}}"#;
+
+    #[test]
+    fn parses_and_validates_water() {
+        let s = parse(WATER).unwrap();
+        assert_eq!(s.elements, vec![8, 1, 1]);
+        assert_eq!(s.bonds, vec![[0, 1], [0, 2]]);
+        assert_eq!(s.cell, None);
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn errors_name_the_field_and_index() {
+        let err =
+            parse(r#"{"elements":[8,1,"x"],"positions":[],"cell":null,"bonds":[]}"#).unwrap_err();
+        assert!(err.starts_with("structure.elements[2]: "), "{err}");
+        let err =
+            parse(r#"{"elements":[8],"positions":[0,0,0],"cell":[1,2],"bonds":[]}"#).unwrap_err();
+        assert!(err.starts_with("structure.cell: has 2 numbers"), "{err}");
+        let err = parse(r#"{"elements":[8],"positions":[0,0,0],"bonds":[]}"#).unwrap_err();
+        assert!(err.starts_with("structure.cell: missing"), "{err}");
+        let err = parse(r#"{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[[0,1,2]]}"#)
+            .unwrap_err();
+        assert!(err.starts_with("structure.bonds[0]: "), "{err}");
+    }
+
+    #[test]
+    fn duplicate_bond_in_either_direction_is_refused() {
+        let mut s = parse(WATER).unwrap();
+        s.bonds.push([1, 0]);
+        let err = s.validate().unwrap_err();
+        assert_eq!(err, "structure.bonds[2]: repeats bonds[0] (atoms 0 and 1)");
+    }
+
+    #[test]
+    fn out_of_range_and_self_bonds_are_refused() {
+        let mut s = parse(WATER).unwrap();
+        s.bonds[1] = [0, 3];
+        assert_eq!(
+            s.validate().unwrap_err(),
+            "structure.bonds[1]: atom 3 is out of range (3 atoms)"
+        );
+        s.bonds[1] = [2, 2];
+        assert_eq!(
+            s.validate().unwrap_err(),
+            "structure.bonds[1]: bonds atom 2 to itself"
+        );
+    }
+
+    #[test]
+    fn channels_must_have_one_entry_per_atom() {
+        let mut s = parse(WATER).unwrap();
+        s.chain_ids = Some(vec!["A".into(), "A".into(), "AB".into()]);
+        assert!(s
+            .validate()
+            .unwrap_err()
+            .starts_with("structure.chainIds[2]: "));
+        s.chain_ids = None;
+        s.scalars = Some(BTreeMap::from([("q".to_string(), vec![0.1, 0.2])]));
+        assert_eq!(
+            s.validate().unwrap_err(),
+            "structure.scalars.q: has 2 values for 3 atoms"
+        );
+    }
+}
