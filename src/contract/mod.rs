@@ -16,4 +16,4 @@ pub mod structure;
 pub mod timing;
 pub mod units;
 pub mod validate;
-// pub mod values; (enabled once chem::elements and chem::molblock land)
+pub mod values;

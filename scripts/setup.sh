@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need on a Debian machine, skipping what is already there.
+# Nothing here reaches GitHub: wasm-pack runs with --mode no-install and wasm-opt is turned off
+# (Cargo.toml), so every tool comes from crates.io, Debian or npm. See ../shared/notes/toolchain.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+need_apt=()
+
+# The wasm-bindgen CLI must match the wasm-bindgen crate in Cargo.lock exactly.
+WASM_BINDGEN_VERSION=$(awk '/^name = "wasm-bindgen"$/ {getline; gsub(/version = |"/, ""); print; exit}' Cargo.lock)
+WASM_PACK_VERSION=0.15.1
+
+command -v curl >/dev/null || need_apt+=(curl)
+command -v cc >/dev/null || need_apt+=(build-essential)
+command -v node >/dev/null || need_apt+=(nodejs)
+command -v npm >/dev/null || need_apt+=(npm)
+command -v python3 >/dev/null || need_apt+=(python3 python3-venv)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
+[ -x /usr/bin/chromedriver ] || need_apt+=(chromium-driver)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  say "apt-get install ${need_apt[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "cargo is missing: install Rust with rustup first (https://rustup.rs)" >&2
+  exit 1
+fi
+if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
+  say "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
+  say "cargo install wasm-pack $WASM_PACK_VERSION (about 3 minutes)"
+  cargo install wasm-pack --locked --version "$WASM_PACK_VERSION"
+fi
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+  # Not --locked: its lock file pins a webpki-roots that no longer resolves (toolchain.md).
+  say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 6 minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# Node packages for the TypeScript check and browser-side test peers (npm registry only).
+if [ -f tests/node/package.json ] && [ ! -d tests/node/node_modules ]; then
+  say "npm ci in tests/node"
+  (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# Python venv for the MCP test peers (official SDK from PyPI).
+if [ -f tests/peers/requirements.txt ]; then
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import mcp' 2>/dev/null; then
+    say "python venv .venv with tests/peers/requirements.txt"
+    python3 -m venv .venv
+    .venv/bin/pip install -q -r tests/peers/requirements.txt
+  fi
+fi
+say "ready: $(wasm-pack --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(/usr/bin/chromium --version 2>/dev/null | tail -n1)"

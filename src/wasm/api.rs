@@ -1,0 +1,283 @@
+//! The exported functions of the JavaScript API. Each is a thin wrapper: read the arguments
+//! (interop), call the contract core, convert the answer.
+
+use js_sys::{Object, Uint8Array};
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+use super::interop::{
+    failure, from_js, from_js_or_default, plan_to_js, set, string_array, success, to_js, ButtonRef,
+};
+use crate::contract::apply::plan_apply;
+use crate::contract::discovery;
+use crate::contract::launch;
+use crate::contract::result::{self, ResultLimits};
+use crate::contract::structure::Structure;
+use crate::contract::timing::{call_timeout_ms, progress_style, ProgressStyle};
+use crate::contract::validate::validate_arguments as validate_against_schema;
+use crate::contract::values::{self, FormContext};
+
+/// §3: a `tools/list` result (one page, a list of pages, or a bare list of tools) → a toolbox
+/// (`{ok: true, buttons, categories, unsupportedContract, unknownApply, malformed, plainTools,
+/// notices}`), or `{ok: false, error}` when the input is not a tool list at all.
+#[wasm_bindgen(js_name = parseToolList)]
+pub fn parse_tool_list(list: JsValue, server_id: Option<String>) -> Result<JsValue, JsError> {
+    let list: Value = from_js(list, "listResultOrTools")?;
+    match discovery::parse_tool_list(&list, server_id.as_deref()) {
+        Ok(toolbox) => {
+            let value = to_js(&toolbox)?;
+            set(value.unchecked_ref(), "ok", true);
+            Ok(value)
+        }
+        Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// A fresh seed from the host's random source when the context gives none (§4.2 seed).
+fn context_with_seed(context: JsValue) -> Result<FormContext, JsError> {
+    let mut context: FormContext = from_js_or_default(context, "context")?;
+    if context.random_seed.is_none() {
+        context.random_seed = Some((js_sys::Math::random() * 2_147_483_647.0) as u64);
+    }
+    Ok(context)
+}
+
+/// §4.1/§4.2: the values a fresh form shows for `button` in `context` (`{document?, selection?,
+/// library?, randomSeed?, documentEditable?}`). A disabled button gives `{}`.
+#[wasm_bindgen(js_name = initialValues)]
+pub fn initial_values(button: JsValue, context: JsValue) -> Result<JsValue, JsError> {
+    let button = ButtonRef::from_js(button)?;
+    let context = context_with_seed(context)?;
+    match button.form() {
+        Ok(form) => to_js(&values::initial_values(&form, &context)),
+        Err(_) => Ok(Object::new().into()),
+    }
+}
+
+/// §4–§6: form values → `{ok: true, arguments}` or `{ok: false, errors: [{path, message}]}`.
+#[wasm_bindgen(js_name = buildArguments)]
+pub fn build_arguments(
+    button: JsValue,
+    form_values: JsValue,
+    context: JsValue,
+) -> Result<JsValue, JsError> {
+    let button = ButtonRef::from_js(button)?;
+    let context: FormContext = from_js_or_default(context, "context")?;
+    let form_values: Value = from_js_or_default(form_values, "values")?;
+    let outcome = button
+        .form()
+        .map_err(|reason| vec![crate::contract::validate::Problem::new("", reason)])
+        .and_then(|form| {
+            values::build_arguments(
+                &button.marker,
+                &form,
+                &button.input_schema,
+                &form_values,
+                &context,
+            )
+        });
+    match outcome {
+        Ok(arguments) => Ok(success("arguments", to_js(&arguments)?)),
+        Err(problems) => {
+            let object = Object::new();
+            set(&object, "ok", false);
+            set(&object, "errors", to_js(&problems)?);
+            Ok(object.into())
+        }
+    }
+}
+
+/// §6: every problem of `args` against the button's `inputSchema`: `[{path, message}]`.
+#[wasm_bindgen(js_name = validateArguments)]
+pub fn validate_arguments(button: JsValue, args: JsValue) -> Result<JsValue, JsError> {
+    let button = ButtonRef::from_js(button)?;
+    let args: Value = from_js_or_default(args, "args")?;
+    let form = button.form().ok();
+    to_js(&validate_against_schema(
+        &button.input_schema,
+        form.as_ref(),
+        &args,
+    ))
+}
+
+/// §5: a validated BuilderResult, kept in wasm memory: large structures are not copied into
+/// JavaScript until asked for (`toJSON()`), and `planApply` reads it directly.
+#[wasm_bindgen(js_name = BuilderResult)]
+pub struct BuilderResultHandle {
+    tool: String,
+    inner: result::BuilderResult,
+}
+
+#[wasm_bindgen(js_class = BuilderResult)]
+impl BuilderResultHandle {
+    /// The tool that produced the result.
+    #[wasm_bindgen(getter)]
+    pub fn tool(&self) -> String {
+        self.tool.clone()
+    }
+    /// The sanitised-later suggested name (never blank; fallback `result`).
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+    /// Contract version of the result.
+    #[wasm_bindgen(getter)]
+    pub fn contract(&self) -> u32 {
+        self.inner.contract as u32
+    }
+    /// Number of atoms in the structure.
+    #[wasm_bindgen(getter, js_name = atomCount)]
+    pub fn atom_count(&self) -> u32 {
+        self.inner.structure.n_atoms() as u32
+    }
+    /// The result's warnings.
+    #[wasm_bindgen(getter)]
+    pub fn warnings(&self) -> js_sys::Array {
+        string_array(&self.inner.warnings)
+    }
+    /// The result's provenance (strings and numbers).
+    #[wasm_bindgen(getter)]
+    pub fn provenance(&self) -> Result<JsValue, JsError> {
+        to_js(&self.inner.provenance)
+    }
+    /// The whole result as a plain object `{contract, name, structure, warnings, provenance}`.
+    #[wasm_bindgen(js_name = toJSON)]
+    pub fn to_json(&self) -> Result<JsValue, JsError> {
+        to_js(&self.inner)
+    }
+}
+
+/// Options of `interpretCall`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct InterpretOptions {
+    max_result_bytes: Option<usize>,
+}
+
+/// §5/§6: a `tools/call` result (the response bytes as a `Uint8Array`, a JSON string, or an
+/// already-parsed object; a bare CallToolResult or a JSON-RPC response) →
+/// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
+/// The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before parsing.
+#[wasm_bindgen(js_name = interpretCall)]
+pub fn interpret_call(
+    button: JsValue,
+    bytes_or_object: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsError> {
+    let button = ButtonRef::from_js(button)?;
+    let options: InterpretOptions = from_js_or_default(options, "options")?;
+    let mut limits = ResultLimits::default();
+    if let Some(max) = options.max_result_bytes {
+        limits.max_bytes = max;
+    }
+    let outcome = if let Some(bytes) = bytes_or_object.dyn_ref::<Uint8Array>() {
+        if bytes.length() as usize > limits.max_bytes {
+            Err(format!(
+                "The result is {} bytes, more than the {} bytes this page accepts.",
+                bytes.length(),
+                limits.max_bytes
+            ))
+        } else {
+            result::interpret_call_bytes(&button.name, &button.marker, &bytes.to_vec(), &limits)
+        }
+    } else if let Some(text) = bytes_or_object.as_string() {
+        result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
+    } else if bytes_or_object.is_object() {
+        let deserializer = serde_wasm_bindgen::Deserializer::from(bytes_or_object);
+        result::interpret_call_from(&button.name, &button.marker, deserializer)
+    } else {
+        Err("The server sent no result.".to_string())
+    };
+    match outcome {
+        Ok(interpreted) => {
+            let object = Object::new();
+            set(&object, "ok", true);
+            set(&object, "summary", interpreted.summary.as_str());
+            set(&object, "warnings", string_array(&interpreted.warnings));
+            set(
+                &object,
+                "result",
+                BuilderResultHandle {
+                    tool: button.name,
+                    inner: interpreted.result,
+                },
+            );
+            Ok(object.into())
+        }
+        Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// Options of `planApply`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct PlanOptions {
+    existing_fragment_ids: Vec<String>,
+}
+
+/// §5.2: `{ok: true, plan}` where plan is `{mode: "new_document", snapshot}` (typed arrays in
+/// Megane's Snapshot shape) or `{mode: "insert", ops, select}`; `{ok: false, error}` when the
+/// result cannot be applied (an insert without an open document, atoms repeating the document).
+/// `document` is the open structure as a §4.3 Structure payload, or null.
+#[wasm_bindgen(js_name = planApply)]
+pub fn plan_apply_js(
+    button: JsValue,
+    result: &BuilderResultHandle,
+    document: JsValue,
+    options: JsValue,
+) -> Result<JsValue, JsError> {
+    let button = ButtonRef::from_js(button)?;
+    let options: PlanOptions = from_js_or_default(options, "options")?;
+    let document: Option<Structure> = if document.is_null() || document.is_undefined() {
+        None
+    } else {
+        match serde_wasm_bindgen::from_value::<Structure>(document) {
+            Ok(structure) => Some(structure),
+            Err(e) => {
+                return Ok(failure(&format!(
+                    "The open document is not a valid structure: {e}"
+                )))
+            }
+        }
+    };
+    match plan_apply(
+        &button.marker,
+        &result.inner,
+        document.as_ref(),
+        &options.existing_fragment_ids,
+    ) {
+        Ok(plan) => Ok(success("plan", plan_to_js(&plan)?)),
+        Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// §6: the call timeout in milliseconds: max(60 s, 5 × expectedSeconds), at most 30 minutes.
+#[wasm_bindgen(js_name = callTimeoutMs)]
+pub fn call_timeout_ms_js(expected_seconds: Option<f64>) -> f64 {
+    call_timeout_ms(expected_seconds) as f64
+}
+
+/// §3/§6: `"bar"` when expectedSeconds > 2, else `"spinner"`.
+#[wasm_bindgen(js_name = progressStyle)]
+pub fn progress_style_js(expected_seconds: Option<f64>) -> String {
+    match progress_style(expected_seconds) {
+        ProgressStyle::Bar => "bar".to_string(),
+        ProgressStyle::Spinner => "spinner".to_string(),
+    }
+}
+
+/// §8: `#tools=<url>&token=<token>` → `{ok: true, url, token, remainingFragment}`, `null` when
+/// the hash has no `tools=` part, `{ok: false, error}` for a link that cannot be used.
+#[wasm_bindgen(js_name = parseLaunchFragment)]
+pub fn parse_launch_fragment(hash: &str) -> Result<JsValue, JsError> {
+    match launch::parse_launch_fragment(hash) {
+        Ok(Some(launch)) => {
+            let value = to_js(&launch)?;
+            set(value.unchecked_ref(), "ok", true);
+            Ok(value)
+        }
+        Ok(None) => Ok(JsValue::NULL),
+        Err(error) => Ok(failure(&error)),
+    }
+}

@@ -1,0 +1,319 @@
+//! §4/§6: initial values and form values → arguments for the reference tools, validated against
+//! their recorded `inputSchema`s with the library water and a small document.
+
+use megane_builder_client::contract::discovery::{parse_tool_list, ToolButton};
+use megane_builder_client::contract::validate::validate_arguments;
+use megane_builder_client::contract::values::{
+    build_arguments, initial_values, FormContext, LibraryMolecule, DEFAULT_CELL,
+};
+use serde_json::{json, Value};
+
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+
+fn read(relative: &str) -> String {
+    std::fs::read_to_string(format!("{SHARED}/{relative}")).unwrap()
+}
+
+fn buttons() -> Vec<ToolButton> {
+    let list: Value = serde_json::from_str(&read("megane-recorded/tools-list.json")).unwrap();
+    parse_tool_list(&list, Some("ref")).unwrap().buttons
+}
+
+fn button(name: &str) -> ToolButton {
+    buttons().into_iter().find(|b| b.name == name).unwrap()
+}
+
+fn library() -> Vec<LibraryMolecule> {
+    ["water", "ethanol", "benzene"]
+        .iter()
+        .map(|name| LibraryMolecule {
+            name: name.to_string(),
+            molblock: Some(read(&format!("molecules/{name}.mol"))),
+            smiles: None,
+        })
+        .collect()
+}
+
+/// One water in a 20 Å cell, the document of the recorded solvate call.
+fn document() -> Value {
+    let call: Value = serde_json::from_str(&read("megane-recorded/call-solvate.json")).unwrap();
+    call["arguments"]["document"].clone()
+}
+
+fn context(document: Option<Value>) -> FormContext {
+    FormContext {
+        document,
+        library: library(),
+        random_seed: Some(4242),
+        ..FormContext::default()
+    }
+}
+
+fn build(
+    b: &ToolButton,
+    values: &Value,
+    ctx: &FormContext,
+) -> Result<Value, Vec<megane_builder_client::contract::validate::Problem>> {
+    build_arguments(
+        &b.marker,
+        b.form.as_ref().unwrap(),
+        &b.input_schema,
+        values,
+        ctx,
+    )
+}
+
+#[test]
+fn liquid_box_initial_values_with_library_water_build_valid_arguments() {
+    let b = button("liquid_box");
+    let ctx = context(None);
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    assert_eq!(values["seed"], 4242);
+    assert_eq!(
+        values["components"],
+        json!([{"molecule": "water", "count": 100}])
+    );
+    assert_eq!(values["density"], 1.0);
+    let args = build(&b, &values, &ctx).unwrap();
+    assert_eq!(args["components"][0]["molecule"]["name"], "water");
+    assert!(args["components"][0]["molecule"]["molblock"]
+        .as_str()
+        .unwrap()
+        .contains("V2000"));
+    assert_eq!(args["components"][0]["count"], 100);
+    assert_eq!(args["seed"], 4242);
+    assert!(validate_arguments(&b.input_schema, b.form.as_ref(), &args).is_empty());
+}
+
+#[test]
+fn polymer_chain_checks_atom_indices_against_the_chosen_molecule() {
+    let b = button("polymer_chain");
+    let ctx = context(None);
+    let mut values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    assert_eq!(values["monomer"], "water");
+    assert_eq!(
+        (values["head"].clone(), values["tail"].clone()),
+        (json!(0), json!(1))
+    );
+    let args = build(&b, &values, &ctx).unwrap();
+    assert!(validate_arguments(&b.input_schema, b.form.as_ref(), &args).is_empty());
+    values["tail"] = json!(7);
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].path, "tail");
+    assert!(
+        problems[0].message.contains("3 atoms"),
+        "{}",
+        problems[0].message
+    );
+}
+
+#[test]
+fn solvate_needs_an_open_editable_document_and_sends_it() {
+    let b = button("solvate");
+    let no_doc = context(None);
+    let values = initial_values(b.form.as_ref().unwrap(), &no_doc);
+    let problems = build(&b, &values, &no_doc).unwrap_err();
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.message.starts_with("Open a document first")),
+        "{problems:?}"
+    );
+
+    let mut read_only = context(Some(document()));
+    read_only.document_editable = Some(false);
+    assert!(build(&b, &values, &read_only).unwrap_err()[0]
+        .message
+        .contains("cannot be edited"));
+
+    let ctx = context(Some(document()));
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    let args = build(&b, &values, &ctx).unwrap();
+    assert_eq!(args["document"], document());
+    assert_eq!(args["solvent"]["name"], "water");
+    assert!(validate_arguments(&b.input_schema, b.form.as_ref(), &args).is_empty());
+}
+
+#[test]
+fn problems_speak_to_a_chemist_and_name_the_field() {
+    let b = button("liquid_box");
+    let ctx = context(None);
+    let mut values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    values["components"][0]["count"] = json!(0);
+    values["density"] = json!("7");
+    values["tolerance"] = json!("abc");
+    values["shape"] = json!("spherical");
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    let by_path = |p: &str| {
+        problems
+            .iter()
+            .find(|x| x.path == p)
+            .map(|x| x.message.clone())
+            .unwrap_or_else(|| panic!("no problem at {p}: {problems:?}"))
+    };
+    assert_eq!(by_path("tolerance"), "Minimum distance: enter a number.");
+    values["tolerance"] = json!(0.5);
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    let by_path = |p: &str| {
+        problems
+            .iter()
+            .find(|x| x.path == p)
+            .map(|x| x.message.clone())
+            .unwrap_or_else(|| panic!("no problem at {p}: {problems:?}"))
+    };
+    assert_eq!(
+        by_path("components/0/count"),
+        "Components, row 1: Count must be at least 1."
+    );
+    assert_eq!(by_path("density"), "Density must be at most 5 g/cm³.");
+    assert_eq!(
+        by_path("tolerance"),
+        "Minimum distance must be at least 1 Å."
+    );
+    assert_eq!(
+        by_path("shape"),
+        "Box shape must be one of: cubic, orthorhombic."
+    );
+}
+
+#[test]
+fn empty_optional_fields_are_omitted_not_zeroed() {
+    let b = button("liquid_box");
+    let ctx = context(None);
+    let mut values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    values["density"] = json!("");
+    values["aspect"] = Value::Null;
+    let args = build(&b, &values, &ctx).unwrap();
+    assert!(
+        args.get("density").is_none() && args.get("aspect").is_none(),
+        "{args}"
+    );
+}
+
+#[test]
+fn missing_required_values_and_unknown_molecules() {
+    let b = button("liquid_box");
+    let ctx = context(None);
+    let problems = build(
+        &b,
+        &json!({"components": [{"molecule": "unobtainium", "count": 5}]}),
+        &ctx,
+    )
+    .unwrap_err();
+    let messages: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+    assert!(messages.contains(&"Seed is required."), "{messages:?}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("`unobtainium` is not in the library")),
+        "{messages:?}"
+    );
+}
+
+fn widget_tool() -> ToolButton {
+    let tool = json!({
+        "name": "crystal", "description": "Builds a crystal.",
+        "inputSchema": {"type": "object", "properties": {
+            "metal": {"type": "integer", "minimum": 1, "maximum": 118, "x-megane-widget": "element", "default": 26},
+            "cell": {"type": "array", "items": {"type": "number"}, "minItems": 9, "maxItems": 9, "x-megane-widget": "cell"},
+            "temperature": {"type": "number", "x-megane-unit": "kelvin", "exclusiveMinimum": 0},
+            "ratio": {"type": "number", "multipleOf": 0.25},
+            "label": {"type": "string", "pattern": "^[A-Z][a-z]*$", "maxLength": 6},
+            "selection": {"type": "array", "items": {"type": "integer", "minimum": 0}, "x-megane-widget": "selection"},
+            "document": {"$ref": "#/$defs/S", "x-megane-widget": "document"}
+        }, "required": ["metal", "cell"],
+        "$defs": {"S": {"type": "object", "properties": {"elements": {}, "positions": {}, "cell": {}, "bonds": {}}}}},
+        "_meta": {"io.github.megane-labs/builder": {"contract": 1, "category": "surface", "apply": "new_document", "document": "optional"}}
+    });
+    parse_tool_list(&json!([tool]), None)
+        .unwrap()
+        .buttons
+        .remove(0)
+}
+
+#[test]
+fn element_cell_units_and_string_rules() {
+    let b = widget_tool();
+    assert!(b.disabled_reason.is_none(), "{:?}", b.disabled_reason);
+    let ctx = FormContext {
+        selection: vec![0, 2],
+        ..context(Some(document()))
+    };
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    assert_eq!(values["metal"], "Fe", "the element widget shows the symbol");
+    assert_eq!(
+        values["cell"],
+        json!([20.0, 0.0, 0.0, 0.0, 20.0, 0.0, 0.0, 0.0, 20.0]),
+        "document cell"
+    );
+    let args = build(
+        &b,
+        &json!({"metal": "Cu", "cell": {"a": 3.6, "b": 3.6, "c": 7.2}}),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(args["metal"], 29);
+    assert_eq!(
+        args["cell"],
+        json!([3.6, 0.0, 0.0, 0.0, 3.6, 0.0, 0.0, 0.0, 7.2])
+    );
+    assert_eq!(args["selection"], json!([0, 2]));
+    assert_eq!(args["document"], document());
+    let args = build(
+        &b,
+        &json!({"metal": 8, "cell": [5, 0, 0, 0, 5, 0, 0, 0, 5]}),
+        &ctx,
+    )
+    .unwrap();
+    assert_eq!(args["metal"], 8);
+
+    let bad = build(
+        &b,
+        &json!({"metal": "Xx", "cell": [1, 2], "ratio": 0.3, "label": "abc", "temperature": -4}),
+        &ctx,
+    )
+    .unwrap_err();
+    let messages: Vec<String> = bad
+        .iter()
+        .map(|p| format!("{}: {}", p.path, p.message))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("metal: ") && m.contains("`Xx` is not an element")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("cell: ") && m.contains("9 numbers")),
+        "{messages:?}"
+    );
+    let bad = build(&b, &json!({"metal": 8, "cell": [5, 0, 0, 0, 5, 0, 0, 0, 5], "ratio": 0.3, "label": "abc", "temperature": -4}), &ctx).unwrap_err();
+    let messages: Vec<String> = bad
+        .iter()
+        .map(|p| format!("{}: {}", p.path, p.message))
+        .collect();
+    assert!(
+        messages.contains(&"ratio: Ratio must be a multiple of 0.25.".to_string()),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&"label: Label is not in the expected format.".to_string()),
+        "{messages:?}"
+    );
+    assert!(
+        messages.contains(&"temperature: Temperature must be greater than 0 K.".to_string()),
+        "{messages:?}"
+    );
+
+    let no_doc = context(None);
+    let values = initial_values(b.form.as_ref().unwrap(), &no_doc);
+    assert_eq!(values["cell"], json!(DEFAULT_CELL));
+    let args = build(&b, &values, &no_doc).unwrap();
+    assert!(
+        args.get("document").is_none(),
+        "an optional document is omitted when none is open"
+    );
+}
