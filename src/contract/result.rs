@@ -27,6 +27,11 @@ use super::structure::{
     at_path, excerpt, without_position, Int, ListSeed, Nullable, Structure, Text,
 };
 
+/// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
+/// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
+/// §5.1 rules it cannot state; a native test checks that both agree.
+pub const BUILDER_RESULT_SCHEMA: &str = include_str!("builder_result.schema.json");
+
 /// §5: the name used when a result's `name` is missing or blank.
 pub const FALLBACK_NAME: &str = "result";
 
