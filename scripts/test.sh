@@ -19,7 +19,7 @@ step "native tests (cargo test)"
 cargo test --all-targets
 
 step "JS API in headless Chromium (wasm-pack test --headless --chrome)"
-wasm-pack test --headless --chrome --mode no-install
+wasm-pack test --headless --chrome --mode no-install -- --test web
 
 step "TypeScript consumer (tsc --strict --noEmit)"
 bash scripts/build.sh

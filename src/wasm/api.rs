@@ -9,20 +9,28 @@ use wasm_bindgen::prelude::*;
 use super::interop::{
     failure, from_js, from_js_or_default, plan_to_js, set, string_array, success, to_js, ButtonRef,
 };
+use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply;
 use crate::contract::discovery;
 use crate::contract::launch;
+use crate::contract::provenance::{self, ServerIdentity};
 use crate::contract::result::{self, ResultLimits};
 use crate::contract::structure::Structure;
 use crate::contract::timing::{call_timeout_ms, progress_style, ProgressStyle};
 use crate::contract::validate::validate_arguments as validate_against_schema;
 use crate::contract::values::{self, FormContext};
 
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("types.d.ts");
+
 /// §3: a `tools/list` result (one page, a list of pages, or a bare list of tools) → a toolbox
 /// (`{ok: true, buttons, categories, unsupportedContract, unknownApply, malformed, plainTools,
 /// notices}`), or `{ok: false, error}` when the input is not a tool list at all.
-#[wasm_bindgen(js_name = parseToolList)]
-pub fn parse_tool_list(list: JsValue, server_id: Option<String>) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = parseToolList, unchecked_return_type = "Toolbox | Failure")]
+pub fn parse_tool_list(
+    #[wasm_bindgen(js_name = listResultOrTools, unchecked_param_type = "unknown")] list: JsValue,
+    #[wasm_bindgen(js_name = serverId)] server_id: Option<String>,
+) -> Result<JsValue, JsError> {
     let list: Value = from_js(list, "listResultOrTools")?;
     match discovery::parse_tool_list(&list, server_id.as_deref()) {
         Ok(toolbox) => {
@@ -45,8 +53,11 @@ fn context_with_seed(context: JsValue) -> Result<FormContext, JsError> {
 
 /// §4.1/§4.2: the values a fresh form shows for `button` in `context` (`{document?, selection?,
 /// library?, randomSeed?, documentEditable?}`). A disabled button gives `{}`.
-#[wasm_bindgen(js_name = initialValues)]
-pub fn initial_values(button: JsValue, context: JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = initialValues, unchecked_return_type = "FormValues")]
+pub fn initial_values(
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "FormContext | null | undefined")] context: JsValue,
+) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
     let context = context_with_seed(context)?;
     match button.form() {
@@ -56,11 +67,11 @@ pub fn initial_values(button: JsValue, context: JsValue) -> Result<JsValue, JsEr
 }
 
 /// §4–§6: form values → `{ok: true, arguments}` or `{ok: false, errors: [{path, message}]}`.
-#[wasm_bindgen(js_name = buildArguments)]
+#[wasm_bindgen(js_name = buildArguments, unchecked_return_type = "BuildOutcome")]
 pub fn build_arguments(
-    button: JsValue,
-    form_values: JsValue,
-    context: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
+    #[wasm_bindgen(js_name = values, unchecked_param_type = "FormValues")] form_values: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "FormContext | null | undefined")] context: JsValue,
 ) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
     let context: FormContext = from_js_or_default(context, "context")?;
@@ -89,8 +100,11 @@ pub fn build_arguments(
 }
 
 /// §6: every problem of `args` against the button's `inputSchema`: `[{path, message}]`.
-#[wasm_bindgen(js_name = validateArguments)]
-pub fn validate_arguments(button: JsValue, args: JsValue) -> Result<JsValue, JsError> {
+#[wasm_bindgen(js_name = validateArguments, unchecked_return_type = "Problem[]")]
+pub fn validate_arguments(
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
+) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
     let args: Value = from_js_or_default(args, "args")?;
     let form = button.form().ok();
@@ -132,17 +146,17 @@ impl BuilderResultHandle {
         self.inner.structure.n_atoms() as u32
     }
     /// The result's warnings.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, unchecked_return_type = "string[]")]
     pub fn warnings(&self) -> js_sys::Array {
         string_array(&self.inner.warnings)
     }
     /// The result's provenance (strings and numbers).
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, unchecked_return_type = "Record<string, string | number>")]
     pub fn provenance(&self) -> Result<JsValue, JsError> {
         to_js(&self.inner.provenance)
     }
     /// The whole result as a plain object `{contract, name, structure, warnings, provenance}`.
-    #[wasm_bindgen(js_name = toJSON)]
+    #[wasm_bindgen(js_name = toJSON, unchecked_return_type = "{contract: number; name: string; structure: Structure; warnings: string[]; provenance: Record<string, string | number>}")]
     pub fn to_json(&self) -> Result<JsValue, JsError> {
         to_js(&self.inner)
     }
@@ -159,11 +173,12 @@ struct InterpretOptions {
 /// already-parsed object; a bare CallToolResult or a JSON-RPC response) →
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
 /// The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before parsing.
-#[wasm_bindgen(js_name = interpretCall)]
+#[wasm_bindgen(js_name = interpretCall, unchecked_return_type = "InterpretOutcome")]
 pub fn interpret_call(
-    button: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
+    #[wasm_bindgen(js_name = bytesOrObject, unchecked_param_type = "Uint8Array | string | object")]
     bytes_or_object: JsValue,
-    options: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "InterpretOptions | null | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
     let options: InterpretOptions = from_js_or_default(options, "options")?;
@@ -220,12 +235,12 @@ struct PlanOptions {
 /// Megane's Snapshot shape) or `{mode: "insert", ops, select}`; `{ok: false, error}` when the
 /// result cannot be applied (an insert without an open document, atoms repeating the document).
 /// `document` is the open structure as a §4.3 Structure payload, or null.
-#[wasm_bindgen(js_name = planApply)]
+#[wasm_bindgen(js_name = planApply, unchecked_return_type = "PlanOutcome")]
 pub fn plan_apply_js(
-    button: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
     result: &BuilderResultHandle,
-    document: JsValue,
-    options: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Structure | null")] document: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "PlanOptions | null | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
     let options: PlanOptions = from_js_or_default(options, "options")?;
@@ -254,13 +269,17 @@ pub fn plan_apply_js(
 
 /// §6: the call timeout in milliseconds: max(60 s, 5 × expectedSeconds), at most 30 minutes.
 #[wasm_bindgen(js_name = callTimeoutMs)]
-pub fn call_timeout_ms_js(expected_seconds: Option<f64>) -> f64 {
+pub fn call_timeout_ms_js(
+    #[wasm_bindgen(js_name = expectedSeconds)] expected_seconds: Option<f64>,
+) -> f64 {
     call_timeout_ms(expected_seconds) as f64
 }
 
 /// §3/§6: `"bar"` when expectedSeconds > 2, else `"spinner"`.
-#[wasm_bindgen(js_name = progressStyle)]
-pub fn progress_style_js(expected_seconds: Option<f64>) -> String {
+#[wasm_bindgen(js_name = progressStyle, unchecked_return_type = "\"bar\" | \"spinner\"")]
+pub fn progress_style_js(
+    #[wasm_bindgen(js_name = expectedSeconds)] expected_seconds: Option<f64>,
+) -> String {
     match progress_style(expected_seconds) {
         ProgressStyle::Bar => "bar".to_string(),
         ProgressStyle::Spinner => "spinner".to_string(),
@@ -269,7 +288,7 @@ pub fn progress_style_js(expected_seconds: Option<f64>) -> String {
 
 /// §8: `#tools=<url>&token=<token>` → `{ok: true, url, token, remainingFragment}`, `null` when
 /// the hash has no `tools=` part, `{ok: false, error}` for a link that cannot be used.
-#[wasm_bindgen(js_name = parseLaunchFragment)]
+#[wasm_bindgen(js_name = parseLaunchFragment, unchecked_return_type = "LaunchOutcome")]
 pub fn parse_launch_fragment(hash: &str) -> Result<JsValue, JsError> {
     match launch::parse_launch_fragment(hash) {
         Ok(Some(launch)) => {
@@ -279,5 +298,113 @@ pub fn parse_launch_fragment(hash: &str) -> Result<JsValue, JsError> {
         }
         Ok(None) => Ok(JsValue::NULL),
         Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// §7: the provenance record of an applied result: `{server {id, name, version, url}, tool,
+/// contract, arguments (the document replaced by {atoms, sha256}), argumentsSha256, provenance,
+/// atoms}`. `server` is `{id, name, version, url?}`; a token is never part of it.
+#[wasm_bindgen(js_name = provenanceRecord, unchecked_return_type = "ProvenanceRecord")]
+pub fn provenance_record(
+    #[wasm_bindgen(unchecked_param_type = "ServerIdentity")] server: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
+    result: &BuilderResultHandle,
+    #[wasm_bindgen(js_name = atomsApplied)] atoms_applied: u32,
+) -> Result<JsValue, JsError> {
+    let server: ServerIdentity = from_js(server, "server ({id, name, version, url?})")?;
+    let button = ButtonRef::from_js(button)?;
+    let args: Value = from_js_or_default(args, "args")?;
+    let document_property = button.form().ok().and_then(|f| f.document_property);
+    let record = provenance::provenance_record(
+        &server,
+        &button.name,
+        &args,
+        document_property.as_deref(),
+        &result.inner,
+        atoms_applied as usize,
+    );
+    to_js(&record)
+}
+
+/// §4.2: a library molecule `{name, elements, positions: [[x,y,z]…], bonds: [[i,j]…],
+/// bondOrders?, formalCharges?, dimension?: "3D"|"2D"}` → `{ok: true, molblock}` (V2000, explicit
+/// H as given, dimension code in header columns 21–22) or `{ok: false, error}`.
+#[wasm_bindgen(js_name = moleculeToMolblock, unchecked_return_type = "MolblockOutcome")]
+pub fn molecule_to_molblock(
+    #[wasm_bindgen(unchecked_param_type = "MoleculeData")] molecule: JsValue,
+) -> Result<JsValue, JsError> {
+    let molecule: JsMolecule = from_js(molecule, "molecule")?;
+    match molblock::write_molblock(&molecule.into_molecule()) {
+        Ok(text) => Ok(success("molblock", JsValue::from_str(&text))),
+        Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// §4.2: a V2000 mol block → `{ok: true, molecule}` (the shape `moleculeToMolblock` takes, with
+/// `dimension` read from the header, never guessed) or `{ok: false, error}`.
+#[wasm_bindgen(js_name = parseMolblock, unchecked_return_type = "MoleculeOutcome")]
+pub fn parse_molblock(text: &str) -> Result<JsValue, JsError> {
+    match molblock::parse_molblock(text) {
+        Ok(molecule) => Ok(success(
+            "molecule",
+            to_js(&JsMolecule::from_molecule(molecule))?,
+        )),
+        Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// The JavaScript shape of a molecule: dimension as `"3D"`/`"2D"`, optional orders and charges.
+#[derive(Debug, serde::Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct JsMolecule {
+    #[serde(default)]
+    name: String,
+    elements: Vec<u8>,
+    positions: Vec<[f64; 3]>,
+    #[serde(default)]
+    bonds: Vec<(u32, u32)>,
+    #[serde(default)]
+    bond_orders: Vec<u8>,
+    #[serde(default)]
+    formal_charges: Vec<i8>,
+    #[serde(default)]
+    dimension: Option<String>,
+}
+
+impl JsMolecule {
+    fn into_molecule(self) -> Molecule {
+        let bond_orders = if self.bond_orders.is_empty() {
+            vec![1; self.bonds.len()]
+        } else {
+            self.bond_orders
+        };
+        Molecule {
+            name: self.name,
+            elements: self.elements,
+            positions: self.positions,
+            bonds: self.bonds,
+            bond_orders,
+            formal_charges: self.formal_charges,
+            dimension: match self.dimension.as_deref() {
+                Some("2D") | Some("2d") => Dimension::TwoD,
+                _ => Dimension::ThreeD,
+            },
+        }
+    }
+
+    fn from_molecule(molecule: Molecule) -> JsMolecule {
+        JsMolecule {
+            name: molecule.name,
+            elements: molecule.elements,
+            positions: molecule.positions,
+            bonds: molecule.bonds,
+            bond_orders: molecule.bond_orders,
+            formal_charges: molecule.formal_charges,
+            dimension: Some(match molecule.dimension {
+                Dimension::ThreeD => "3D".to_string(),
+                Dimension::TwoD => "2D".to_string(),
+            }),
+        }
     }
 }

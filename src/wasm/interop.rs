@@ -69,8 +69,6 @@ pub struct ButtonRef {
     pub marker: Marker,
     #[serde(default)]
     pub input_schema: Value,
-    #[serde(default)]
-    pub server_id: Option<String>,
 }
 
 impl ButtonRef {

@@ -1,0 +1,204 @@
+/* The reviewed TypeScript contract of megane-builder-client's JavaScript API (contract §3–§8).
+ * Server text (labels, tooltips, descriptions, warnings, errors) is untrusted: render it as text. */
+
+export type Category = "bulk" | "molecule" | "polymer" | "surface" | "solvation" | "other";
+export type ApplyMode = "new_document" | "insert";
+export type DocumentUse = "none" | "optional" | "required";
+
+/** §3 marker, parsed. */
+export interface Marker {
+  contract: number;
+  category: Category;
+  apply: ApplyMode;
+  document: DocumentUse;
+  stochastic: boolean;
+  /** Typical run time in seconds, when stated. */
+  expectedSeconds?: number;
+}
+
+/** §4.4 conversion: shown = canonical × factor + offset. */
+export interface Conversion { unit: string; label: string; factor: number; offset: number }
+/** §4.4 unit of a number field. */
+export interface UnitInfo { unit: string; label: string; quantity: string | null; conversions: Conversion[] }
+
+export interface NumberBounds {
+  integer: boolean;
+  minimum: number | null;
+  maximum: number | null;
+  exclusiveMinimum: number | null;
+  exclusiveMaximum: number | null;
+  multipleOf: number | null;
+  unit: UnitInfo | null;
+}
+
+/** §4.1/§4.2: the control of a field, by `control`. */
+export type Control =
+  | ({ control: "number" } & NumberBounds)
+  | { control: "select"; options: (string | number)[] }
+  | { control: "text"; minLength: number | null; maxLength: number | null; pattern: string | null }
+  | { control: "checkbox" }
+  | { control: "constant"; value: unknown }
+  | ({ control: "vector"; length: number } & NumberBounds)
+  | { control: "table"; columns: Field[]; minRows: number; maxRows: number | null }
+  | { control: "fieldset"; fields: Field[] }
+  | { control: "molecule" }
+  | { control: "atom"; of: string }
+  | { control: "element" }
+  | { control: "cell" }
+  | { control: "selection" }
+  | { control: "seed" }
+  | { control: "document" };
+
+/** §4.1: one property of a form. */
+export type Field = {
+  key: string;
+  label: string;
+  help: string | null;
+  required: boolean;
+  optional: boolean;
+  nullable: boolean;
+  default: unknown;
+  example: unknown;
+} & Control;
+
+export interface Form {
+  fields: Field[];
+  documentProperty: string | null;
+  hasSeed: boolean;
+  notices: string[];
+}
+
+/** §3: a Builder button. Disabled when `disabledReason` is set (then `form` is null). */
+export interface ToolButton {
+  serverId: string | null;
+  name: string;
+  label: string;
+  tooltip: string;
+  description: string;
+  category: Category;
+  marker: Marker;
+  /** A data: URI of an allowed image type, else null (use the category icon). */
+  icon: string | null;
+  form: Form | null;
+  disabledReason: string | null;
+  inputSchema: unknown;
+  notices: string[];
+}
+
+export interface HiddenTool { name: string; label: string; reason: string }
+export interface PlainTool { name: string; label: string; tooltip: string; description: string; inputSchema: unknown }
+export interface CategoryGroup { category: Category; label: string; tools: string[] }
+
+/** §3: one server's tools. */
+export interface Toolbox {
+  ok: true;
+  serverId: string | null;
+  buttons: ToolButton[];
+  categories: CategoryGroup[];
+  unsupportedContract: HiddenTool[];
+  unknownApply: HiddenTool[];
+  malformed: HiddenTool[];
+  plainTools: PlainTool[];
+  notices: string[];
+}
+
+export interface Failure { ok: false; error: string }
+
+/** §5.1 Structure payload (the document argument and a result's structure). */
+export interface Structure {
+  elements: number[];
+  positions: number[];
+  cell: number[] | null;
+  bonds: [number, number][];
+  bondOrders?: number[] | null;
+  molecules?: number[] | null;
+  residueNames?: string[] | null;
+  residueIds?: number[] | null;
+  atomNames?: string[] | null;
+  chainIds?: string[] | null;
+  formalCharges?: number[] | null;
+  scalars?: Record<string, number[]> | null;
+}
+
+/** §4.2: a library molecule for the molecule widget. */
+export interface LibraryMolecule { name: string; molblock?: string; smiles?: string }
+
+/** What the host knows when it fills a form. */
+export interface FormContext {
+  document?: Structure | null;
+  documentEditable?: boolean;
+  selection?: number[];
+  library?: LibraryMolecule[];
+  /** A fresh seed from the host's random source; one is drawn when absent. */
+  randomSeed?: number;
+}
+
+export type FormValues = Record<string, unknown>;
+export interface Problem { path: string; message: string }
+export type BuildOutcome = { ok: true; arguments: Record<string, unknown> } | { ok: false; errors: Problem[] };
+
+export type InterpretOutcome =
+  | { ok: true; result: BuilderResult; summary: string; warnings: string[] }
+  | Failure;
+
+export interface InterpretOptions { maxResultBytes?: number }
+
+/** §5.2 new_document: Megane's Snapshot shape plus the kept channels. */
+export interface Snapshot {
+  nAtoms: number;
+  nBonds: number;
+  positions: Float32Array;
+  elements: Uint8Array;
+  bonds: Uint32Array;
+  bondOrders: Uint8Array | null;
+  box: Float32Array | null;
+  atomChainIds: Uint8Array | null;
+  labels: string[] | null;
+  fileName: string;
+  molecules: Uint32Array | null;
+  formalCharges: Int32Array | null;
+  atomNames: string[] | null;
+  residueNames: string[] | null;
+  residueIds: number[] | null;
+  scalars: Record<string, Float64Array> | null;
+}
+
+/** §5.2: ops exactly as Builder replays them. */
+export type EditOp =
+  | { op: "set_cell"; box: number[]; scaleAtoms: false }
+  | { op: "add_fragment"; id: string; elements: number[]; positions: number[]; bonds: [number, number][]; bondOrders?: number[] };
+
+export type ApplyPlan =
+  | { mode: "new_document"; snapshot: Snapshot }
+  | { mode: "insert"; ops: EditOp[]; select: Uint32Array };
+
+export type PlanOutcome = { ok: true; plan: ApplyPlan } | Failure;
+export interface PlanOptions { existingFragmentIds?: string[] }
+
+/** §7 */
+export interface ServerIdentity { id: string; name: string; version: string; url?: string }
+export interface ProvenanceRecord {
+  server: ServerIdentity;
+  tool: string;
+  contract: number;
+  arguments: Record<string, unknown>;
+  argumentsSha256: string;
+  provenance: Record<string, string | number>;
+  atoms: number;
+}
+
+/** §8 */
+export type LaunchOutcome = { ok: true; url: string; token: string | null; remainingFragment: string } | Failure | null;
+
+/** A molecule as moleculeToMolblock takes and parseMolblock gives it. */
+export interface MoleculeData {
+  name: string;
+  elements: number[];
+  positions: [number, number, number][];
+  bonds?: [number, number][];
+  bondOrders?: number[];
+  formalCharges?: number[];
+  dimension?: "3D" | "2D";
+}
+export type MolblockOutcome = { ok: true; molblock: string } | Failure;
+export type MoleculeOutcome = { ok: true; molecule: MoleculeData } | Failure;
