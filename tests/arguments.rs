@@ -1,5 +1,6 @@
 //! §4/§6: initial values and form values → arguments for the reference tools, validated against
 //! their recorded `inputSchema`s with the library water and a small document.
+#![cfg(not(target_arch = "wasm32"))]
 
 use megane_builder_client::contract::discovery::{parse_tool_list, ToolButton};
 use megane_builder_client::contract::validate::validate_arguments;

@@ -1,5 +1,6 @@
 //! §3/§4: discovery and form generation on every recorded `tools/list` of the reference server,
 //! and on hostile tool lists of our own making.
+#![cfg(not(target_arch = "wasm32"))]
 
 use megane_builder_client::contract::discovery::{parse_tool_list, ToolButton, Toolbox};
 use megane_builder_client::contract::form::Control;
