@@ -178,10 +178,26 @@ fn describe_json_error(e: &serde_json::Error) -> String {
     use serde_json::error::Category;
     let text = e.to_string();
     match e.classify() {
-        Category::Data => one_line(without_position(&text)),
+        Category::Data => with_field_path(one_line(without_position(&text))),
         Category::Syntax | Category::Eof | Category::Io => {
             one_line(&format!("result: not valid JSON: {text}"))
         }
+    }
+}
+
+/// Keeps a message that starts with a field path (`structure.bonds[3]: …`); prefixes `result: `
+/// to one that does not (serde's own `invalid type: …` for a wrong top-level shape).
+fn with_field_path(message: String) -> String {
+    let path = message.split(": ").next().unwrap_or("");
+    let is_path = !path.is_empty()
+        && path != message
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_' | '-'));
+    if is_path {
+        message
+    } else {
+        format!("result: {message}")
     }
 }
 
@@ -263,24 +279,60 @@ fn summary_text(content: &[ContentItem]) -> String {
 // ---------------------------------------------------------------------------------------------
 
 /// A `tools/call` response on the wire: the `CallToolResult` fields and, for a JSON-RPC envelope,
-/// `result` / `error`. Unknown fields (`jsonrpc`, `id`, `_meta`, `resultType`) are ignored.
-#[derive(Debug, Default, Deserialize)]
+/// `result` / `error`. Unknown fields (`jsonrpc`, `id`, `_meta`, `resultType`) are ignored. Only
+/// a JSON object is accepted (serde's derive alone would also take an array).
+#[derive(Debug, Default)]
 pub struct CallResultWire {
     /// `content`: text (and other) items.
-    #[serde(default, deserialize_with = "content_field")]
     pub content: Option<Vec<ContentItem>>,
     /// `isError`.
-    #[serde(default, rename = "isError", deserialize_with = "is_error_field")]
     pub is_error: Option<bool>,
     /// `structuredContent`, read straight into the typed result.
-    #[serde(default, rename = "structuredContent")]
     pub structured_content: Option<BuilderResult>,
     /// JSON-RPC envelope: the `CallToolResult`.
-    #[serde(default, deserialize_with = "envelope_result_field")]
     pub result: Option<Box<CallResultWire>>,
     /// JSON-RPC envelope: an error instead of a result.
-    #[serde(default, deserialize_with = "rpc_error_field")]
     pub error: Option<RpcError>,
+}
+
+/// The derive-generated field reader behind [`CallResultWire`].
+#[derive(Deserialize)]
+struct CallResultFields {
+    #[serde(default, deserialize_with = "content_field")]
+    content: Option<Vec<ContentItem>>,
+    #[serde(default, rename = "isError", deserialize_with = "is_error_field")]
+    is_error: Option<bool>,
+    #[serde(default, rename = "structuredContent")]
+    structured_content: Option<BuilderResult>,
+    #[serde(default, deserialize_with = "envelope_result_field")]
+    result: Option<Box<CallResultWire>>,
+    #[serde(default, deserialize_with = "rpc_error_field")]
+    error: Option<RpcError>,
+}
+
+impl<'de> Deserialize<'de> for CallResultWire {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(CallResultVisitor)
+    }
+}
+
+struct CallResultVisitor;
+
+impl<'de> Visitor<'de> for CallResultVisitor {
+    type Value = CallResultWire;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a CallToolResult or JSON-RPC response object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CallResultWire, A::Error> {
+        let fields = CallResultFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
+        Ok(CallResultWire {
+            content: fields.content,
+            is_error: fields.is_error,
+            structured_content: fields.structured_content,
+            result: fields.result,
+            error: fields.error,
+        })
+    }
 }
 
 /// One MCP content item; only `type` and `text` matter here.
