@@ -3,8 +3,11 @@
 //! validator wherever JSON Schema can state the rule. A proptest feeds arbitrary bytes and
 //! arbitrary mutations of a valid result to `interpret_call_bytes` and `plan_apply`.
 #![cfg(not(target_arch = "wasm32"))]
+#![cfg(not(target_arch = "wasm32"))]
 
+use megane_builder_client::chem::molblock::parse_molblock;
 use megane_builder_client::contract::apply::plan_apply;
+use megane_builder_client::contract::launch::parse_launch_fragment;
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
 use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_value, ResultLimits, BUILDER_RESULT_SCHEMA,
@@ -802,6 +805,51 @@ proptest! {
                 }
             }
             Err(e) => prop_assert!(!e.contains('\n') && !e.is_empty(), "{}", e),
+        }
+    }
+}
+
+const CAFFEINE: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../shared/fixtures/molecules/caffeine.mol"
+));
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The mol block reader never panics, and its errors are one line naming a line number.
+    #[test]
+    fn molblock_reader_never_panics(
+        edits in proptest::collection::vec((any::<usize>(), any::<char>()), 0..6),
+        cut in any::<usize>(),
+        junk in "\\PC{0,300}",
+    ) {
+        let mut chars: Vec<char> = CAFFEINE.chars().collect();
+        for (at, c) in edits {
+            let i = at % chars.len();
+            chars[i] = c;
+        }
+        chars.truncate(cut % (chars.len() + 1));
+        let mutated: String = chars.into_iter().collect();
+        for text in [mutated.as_str(), junk.as_str()] {
+            if let Err(e) = parse_molblock(text) {
+                prop_assert!(e.starts_with("line ") && !e.contains('\n'), "{}", e);
+            }
+        }
+    }
+
+    /// Launch fragments: never a panic, errors one line, and no token left behind.
+    #[test]
+    fn launch_fragments_never_panic(hash in "#?[a-z=&%0-9A-F:/.]{0,60}") {
+        match parse_launch_fragment(&hash) {
+            Ok(Some(launch)) => {
+                let rest = launch.remaining_fragment.trim_start_matches('#');
+                prop_assert!(rest
+                    .split('&')
+                    .all(|p| !p.starts_with("token=") && !p.starts_with("tools=")));
+            }
+            Ok(None) => {}
+            Err(e) => prop_assert!(!e.contains('\n')),
         }
     }
 }

@@ -1,5 +1,7 @@
 //! §5/§5.2/§6/§7 on every recorded `tools/call` result: the megane fixtures, the reference
 //! server's make-fixtures output and the tools/call responses of its HTTP recordings.
+#![cfg(not(target_arch = "wasm32"))]
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::path::{Path, PathBuf};
 

@@ -380,7 +380,11 @@ impl Space {
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
-                    let k = [key[0] + dx, key[1] + dy, key[2] + dz];
+                    let k = [
+                        key[0].saturating_add(dx),
+                        key[1].saturating_add(dy),
+                        key[2].saturating_add(dz),
+                    ];
                     let k = match self {
                         Space::Open => k,
                         Space::Periodic { bins, .. } => [0, 1, 2].map(|i| k[i].rem_euclid(bins[i])),
@@ -531,7 +535,19 @@ mod tests {
             Some(0)
         );
         assert_eq!(grid.atom_within(&space, &doc, [9.8, 5.0, 5.0], 0.1), None);
+        // Coordinates far beyond the bin range saturate instead of overflowing.
+        let far = [1e300, -1e300, 5.0];
+        let grid = Grid::build(&space, &far);
+        assert_eq!(
+            grid.atom_within(&space, &far, [1e300, -1e300, 5.0], 0.1),
+            Some(0)
+        );
         let open = Space::new(None);
+        let grid = Grid::build(&open, &far);
+        assert_eq!(
+            grid.atom_within(&open, &far, [1e300, -1e300, 5.0], 0.1),
+            Some(0)
+        );
         let grid = Grid::build(&open, &doc);
         assert_eq!(grid.atom_within(&open, &doc, [9.98, 5.0, 5.0], 0.1), None);
     }
