@@ -99,18 +99,25 @@ pub struct InsertPlan {
 pub enum EditOp {
     /// `{"op":"set_cell","box":[9 numbers, row-major Å],"scaleAtoms":false}`.
     SetCell {
+        /// The new cell, row-major 3×3 in Å.
         #[serde(rename = "box")]
         box_: [f64; 9],
+        /// Always `false` for tool results (§5.2: without atom scaling).
         #[serde(rename = "scaleAtoms")]
         scale_atoms: bool,
     },
     /// `{"op":"add_fragment","id","elements","positions","bonds","bondOrders"?}` with absolute
     /// positions (flat Å) and fragment-local 0-based bonds.
     AddFragment {
+        /// Fresh fragment id; later edits address atoms as `<id>:<k>`.
         id: String,
+        /// Atomic numbers of the added atoms.
         elements: Vec<u8>,
+        /// Absolute Cartesian positions in Å, flat `[x0, y0, z0, …]` (no translation).
         positions: Vec<f64>,
+        /// Fragment-local 0-based atom pairs.
         bonds: Vec<[u32; 2]>,
+        /// Parallel to `bonds`; present only when some order is not 1.
         #[serde(rename = "bondOrders", skip_serializing_if = "Option::is_none")]
         bond_orders: Option<Vec<u8>>,
     },

@@ -111,7 +111,8 @@ pub fn interpret_call_from<'de, D: Deserializer<'de>>(
     marker: &Marker,
     deserializer: D,
 ) -> Result<Interpreted, String> {
-    let wire = CallResultWire::deserialize(deserializer).map_err(|e| one_line(&e.to_string()))?;
+    let wire = CallResultWire::deserialize(deserializer)
+        .map_err(|e| with_field_path(one_line(without_position(&e.to_string()))))?;
     interpret_call_wire(tool_name, marker, wire)
 }
 

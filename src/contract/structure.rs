@@ -365,7 +365,9 @@ impl<'de> Deserialize<'de> for Text {
 /// Reads an array whose items are `R` on the wire and `T` after `convert`, naming the index of
 /// the first bad item (`path[i]: …`).
 pub(crate) struct ListSeed<'p, R, T> {
+    /// Field path for errors, e.g. `structure.positions`.
     pub path: &'p str,
+    /// Checks and converts one wire item; its error is prefixed with `path[index]: `.
     pub convert: fn(R) -> Result<T, String>,
 }
 
