@@ -381,9 +381,13 @@ impl Space {
         }
     }
 
-    /// The keys of `key` and its 26 neighbours (wrapped and de-duplicated when periodic).
-    fn neighbour_keys(&self, key: [i64; 3]) -> Vec<[i64; 3]> {
-        let mut keys = Vec::with_capacity(27);
+    /// The keys of `key` and its 26 neighbours (wrapped when periodic, and de-duplicated when a
+    /// periodic axis has fewer than 3 bins), in a fixed array: `(keys, count)`.
+    fn neighbour_keys(&self, key: [i64; 3]) -> ([[i64; 3]; 27], usize) {
+        let mut keys = [[0i64; 3]; 27];
+        let mut count = 0;
+        let needs_dedup =
+            matches!(self, Space::Periodic { bins, .. } if bins.iter().any(|&b| b < 3));
         for dx in -1..=1 {
             for dy in -1..=1 {
                 for dz in -1..=1 {
@@ -396,13 +400,14 @@ impl Space {
                         Space::Open => k,
                         Space::Periodic { bins, .. } => [0, 1, 2].map(|i| k[i].rem_euclid(bins[i])),
                     };
-                    if !keys.contains(&k) {
-                        keys.push(k);
+                    if !(needs_dedup && keys[..count].contains(&k)) {
+                        keys[count] = k;
+                        count += 1;
                     }
                 }
             }
         }
-        keys
+        (keys, count)
     }
 
     fn distance(&self, a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -424,13 +429,20 @@ struct Grid {
 }
 
 impl Grid {
+    /// Bins the document atoms. Atoms at exactly the same position as an earlier one in their
+    /// bin are kept once, so a stack of identical atoms (valid §5.1 input) cannot make every
+    /// query scan it.
     fn build(space: &Space, positions: &[f64]) -> Grid {
-        let mut keyed: Vec<([i64; 3], u32)> = positions
+        let mut keyed: Vec<([i64; 3], [u64; 3], u32)> = positions
             .chunks_exact(3)
             .enumerate()
-            .map(|(i, p)| (space.key([p[0], p[1], p[2]]), i as u32))
+            .map(|(i, p)| {
+                let bits = [p[0].to_bits(), p[1].to_bits(), p[2].to_bits()];
+                (space.key([p[0], p[1], p[2]]), bits, i as u32)
+            })
             .collect();
         keyed.sort_unstable();
+        keyed.dedup_by(|later, earlier| later.0 == earlier.0 && later.1 == earlier.1);
         let mut ranges = HashMap::new();
         let mut start = 0;
         for end in 1..=keyed.len() {
@@ -440,7 +452,7 @@ impl Grid {
             }
         }
         Grid {
-            order: keyed.into_iter().map(|(_, i)| i).collect(),
+            order: keyed.into_iter().map(|(_, _, i)| i).collect(),
             ranges,
         }
     }
@@ -453,8 +465,9 @@ impl Grid {
         p: [f64; 3],
         limit: f64,
     ) -> Option<u32> {
-        for key in space.neighbour_keys(space.key(p)) {
-            let Some(&(start, end)) = self.ranges.get(&key) else {
+        let (keys, count) = space.neighbour_keys(space.key(p));
+        for key in keys.iter().take(count) {
+            let Some(&(start, end)) = self.ranges.get(key) else {
                 continue;
             };
             for &j in self.order.get(start..end).unwrap_or(&[]) {
@@ -530,6 +543,36 @@ mod tests {
                 assert!((v - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn a_stack_of_identical_document_atoms_is_scanned_once() {
+        // 100 000 document atoms at one point, 100 000 queries 0.15 Å away in the next bin:
+        // without de-duplication this is 10¹⁰ distance checks.
+        let n = 100_000;
+        let doc: Vec<f64> = [0.05, 0.05, 0.05].repeat(n);
+        let space = Space::new(None);
+        let grid = Grid::build(&space, &doc);
+        assert_eq!(grid.order.len(), 1);
+        for _ in 0..n {
+            assert_eq!(grid.atom_within(&space, &doc, [0.2, 0.05, 0.05], 0.1), None);
+        }
+        assert_eq!(
+            grid.atom_within(&space, &doc, [0.12, 0.05, 0.05], 0.1),
+            Some(0)
+        );
+    }
+
+    #[test]
+    fn small_periodic_axes_visit_each_bin_once() {
+        let space = Space::new(Some(&[0.25, 0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0]));
+        let (keys, count) = space.neighbour_keys(space.key([0.1, 5.0, 5.0]));
+        // Two bins along a, three along b and c: 2 × 3 × 3 distinct keys.
+        assert_eq!(count, 18);
+        let mut distinct = keys[..count].to_vec();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 18);
     }
 
     #[test]
