@@ -1,0 +1,232 @@
+// interpretCall + planApply (wasm) against JSON.parse + JavaScript checks (baseline.js) on the
+// same 500 000-atom response bytes, in one page. Results are POSTed to /results as JSON.
+// Query: ?runs=7 (timed runs after one warm-up). Chromium flags: --js-flags=--expose-gc and
+// --enable-precise-memory-info make the memory figures exact.
+
+import init, { parseToolList, interpretCall, planApply } from "/pkg/megane_builder_client.js";
+import { interpretAndPlan } from "./baseline.js";
+import { syntheticLiquidBox } from "./synthetic.js";
+
+const RUNS = Number(new URLSearchParams(location.search).get("runs") ?? 9);
+const log = (line) => {
+  document.getElementById("log").textContent += `${line}\n`;
+  console.log(line);
+};
+const gc = () => globalThis.gc?.();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A full GC, and time for V8 to finish sweeping freed ArrayBuffers before the heap is read.
+const settle = async () => {
+  gc();
+  await sleep(200);
+  gc();
+  await sleep(200);
+};
+const heap = () => performance.memory?.usedJSHeapSize ?? NaN;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const MB = 1024 * 1024;
+
+function wasmPath(button, bytes) {
+  const t0 = performance.now();
+  const outcome = interpretCall(button, bytes);
+  const t1 = performance.now();
+  if (!outcome.ok) throw new Error(`interpretCall: ${outcome.error}`);
+  const planned = planApply(button, outcome.result, null, {});
+  const t2 = performance.now();
+  if (!planned.ok) throw new Error(`planApply: ${planned.error}`);
+  return { outcome, snapshot: planned.plan.snapshot, interpretMs: t1 - t0, planMs: t2 - t1, ms: t2 - t0 };
+}
+
+function jsPath(button, bytes, full) {
+  const t0 = performance.now();
+  const r = interpretAndPlan(bytes, button, { full });
+  const ms = performance.now() - t0;
+  if (!r.ok) throw new Error(`baseline: ${r.error}`);
+  return { snapshot: r.snapshot, ms };
+}
+
+// Both paths must give the same snapshot (positions within f32 rounding).
+function crossCheck(w, j) {
+  const problems = [];
+  const same = (name, a, b) => {
+    if (a === null || b === null) {
+      if (a !== b) problems.push(`${name}: one is null`);
+      return;
+    }
+    if (a.length !== b.length) return problems.push(`${name}: length ${a.length} vs ${b.length}`);
+    for (let i = 0; i < a.length; i++) {
+      const ok = name === "positions" || name === "box"
+        ? Math.abs(a[i] - b[i]) <= 2 ** -23 * Math.abs(b[i])
+        : a[i] === b[i];
+      if (!ok) return problems.push(`${name}[${i}]: ${a[i]} vs ${b[i]}`);
+    }
+  };
+  for (const key of ["positions", "elements", "bonds", "bondOrders", "box", "molecules", "labels"]) {
+    same(key, w[key], j[key]);
+  }
+  if (w.nAtoms !== j.nAtoms || w.nBonds !== j.nBonds) problems.push("nAtoms/nBonds differ");
+  if (w.fileName !== j.fileName) problems.push(`fileName: ${w.fileName} vs ${j.fileName}`);
+  return problems;
+}
+
+// The first run of each path, with heap deltas while its outputs (and, for JavaScript, the
+// decoded string and parsed tree) are alive, and the wasm memory size it needed; then the
+// cross-check of the two snapshots. Runs before any timed run grows the wasm memory.
+async function measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory) {
+  const typedBytes = (s) =>
+    ["positions", "elements", "bonds", "bondOrders", "box", "molecules", "atomChainIds", "formalCharges"]
+      .reduce((sum, k) => sum + (s[k]?.byteLength ?? 0), 0);
+  await settle();
+  let h0 = heap();
+  const m0 = memory();
+  const w = wasmPath(button, bytes);
+  const wasmMemoryAfterFirstRun = memory();
+  // Without the wasm memory's own growth when the heap counts it.
+  const wasmOutputHeapDelta = heap() - h0 - (heapCountsWasmMemory ? wasmMemoryAfterFirstRun - m0 : 0);
+
+  await settle();
+  h0 = heap();
+  const decoded = new TextDecoder().decode(bytes);
+  const hString = heap() - h0;
+  const parsed = JSON.parse(decoded);
+  const hParsed = heap() - h0;
+  const j = jsPath(button, bytes, true); // the string and tree above stay alive: the JS peak
+  const jsPeakHeapDelta = heap() - h0;
+  log(`memory: decoded string ${(hString / MB).toFixed(1)} MB, parsed tree ${((hParsed - hString) / MB).toFixed(1)} MB (JS heap), ${typeof parsed}`);
+
+  const core = jsPath(button, bytes, false).snapshot;
+  const problems = [
+    ...crossCheck(w.snapshot, j.snapshot),
+    ...crossCheck(w.snapshot, { ...j.snapshot, ...core }),
+  ];
+  w.outcome.result.free();
+  const memoryReport = {
+    wasmMemoryAfterFirstRun,
+    wasmOutputHeapDelta,
+    wasmOutputTypedArrayBytes: typedBytes(w.snapshot),
+    jsDecodedStringHeap: hString,
+    jsParsedTreeHeap: hParsed - hString,
+    jsPeakHeapDelta,
+    jsOutputTypedArrayBytes: typedBytes(j.snapshot),
+  };
+  return { memoryReport, problems };
+}
+
+function generate() {
+  const { text, atoms, bonds } = syntheticLiquidBox(12345);
+  return { atoms, bonds, bytes: new TextEncoder().encode(text) };
+}
+
+async function main() {
+  const wasm = await init();
+  const memory = () => wasm.memory.buffer.byteLength;
+  const wasmMemoryAfterInit = memory();
+  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const toolbox = parseToolList(toolsList);
+  const button = toolbox.buttons.find((b) => b.name === "liquid_box");
+
+  let t0 = performance.now();
+  const { atoms, bonds, bytes } = generate();
+  log(`generated ${atoms} atoms, ${bonds} bonds, ${bytes.length} bytes in ${(performance.now() - t0).toFixed(0)} ms`);
+
+  // Does usedJSHeapSize count ArrayBuffer backing stores? (Decides how memory is reported.)
+  await settle();
+  const h0 = heap();
+  let probe = new Float64Array(16 * MB);
+  const heapCountsArrayBuffers = heap() - h0 > 64 * MB;
+  probe = null;
+  await settle();
+  const h1 = heap();
+  let probeMemory = new WebAssembly.Memory({ initial: 2048 }); // 128 MiB
+  const heapCountsWasmMemory = heap() - h1 > 64 * MB;
+  probeMemory = null;
+
+  const { memoryReport, problems } = await measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory);
+  memoryReport.wasmMemoryAfterInit = wasmMemoryAfterInit;
+  memoryReport.heapCountsArrayBuffers = heapCountsArrayBuffers;
+  memoryReport.heapCountsWasmMemory = heapCountsWasmMemory;
+  void probe, probeMemory;
+  log(`cross-check: ${problems.length === 0 ? "identical" : problems.join("; ")}`);
+
+  // Timing: one warm-up each, then RUNS rounds in rotating order, GC between runs.
+  const names = ["wasm", "js", "jsFull", "jsonParseOnly"];
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  const wasmSplit = { interpretCall: [], planApply: [] };
+  const run = {
+    wasm: () => {
+      const r = wasmPath(button, bytes);
+      wasmSplit.interpretCall.push(r.interpretMs);
+      wasmSplit.planApply.push(r.planMs);
+      r.outcome.result.free();
+      return r.ms;
+    },
+    js: () => jsPath(button, bytes, false).ms,
+    jsFull: () => jsPath(button, bytes, true).ms,
+    jsonParseOnly: () => {
+      const start = performance.now();
+      JSON.parse(new TextDecoder().decode(bytes));
+      return performance.now() - start;
+    },
+  };
+  for (const n of names) {
+    gc();
+    run[n]();
+  }
+  wasmSplit.interpretCall.length = wasmSplit.planApply.length = 0;
+  for (let r = 0; r < RUNS; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const n = names[(r + k) % names.length];
+      gc();
+      times[n].push(run[n]());
+    }
+    log(`run ${r + 1}: ${names.map((n) => `${n} ${times[n][r].toFixed(0)} ms`).join(", ")}`);
+  }
+  memoryReport.wasmMemoryAfterAllRuns = memory();
+
+  const medians = Object.fromEntries(names.map((n) => [n, median(times[n])]));
+  const report = {
+    atoms,
+    bonds,
+    jsonBytes: bytes.length,
+    runs: RUNS,
+    userAgent: navigator.userAgent,
+    crossCheck: { identical: problems.length === 0, problems },
+    timesMs: times,
+    wasmSplitMs: wasmSplit,
+    mediansMs: {
+      ...medians,
+      wasmInterpretCall: median(wasmSplit.interpretCall),
+      wasmPlanApply: median(wasmSplit.planApply),
+    },
+    ratio: medians.wasm / medians.js,
+    ratioVsFullSnapshot: medians.wasm / medians.jsFull,
+    memory: memoryReport,
+  };
+  log(`ratio wasm/js ${report.ratio.toFixed(2)} (vs full snapshot ${report.ratioVsFullSnapshot.toFixed(2)})`);
+  return report;
+}
+
+// ?profile: only set up, then wait for profile.mjs to call profileRuns() under the CPU profiler.
+async function profileMode() {
+  await init();
+  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const button = parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
+  const { bytes } = generate();
+  window.profileRuns = (path, n) => {
+    for (let i = 0; i < n; i++) {
+      gc();
+      if (path === "wasm") wasmPath(button, bytes).outcome.result.free();
+      else jsPath(button, bytes, path === "jsFull");
+    }
+    return n;
+  };
+  wasmPath(button, bytes).outcome.result.free(); // warm-up
+  jsPath(button, bytes, false);
+  window.benchReady = true;
+  log("ready for profiling");
+}
+
+if (new URLSearchParams(location.search).has("profile")) profileMode();
+else main()
+  .catch((e) => ({ error: String(e && e.stack ? e.stack : e) }))
+  .then((report) => fetch("/results", { method: "POST", body: JSON.stringify(report) }))
+  .then(() => log("posted"));

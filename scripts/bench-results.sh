@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# The result benchmark (issue 2): interpretCall + planApply (wasm) against JSON.parse + JavaScript
+# checks (benches/result_bench/baseline.js) on a synthetic 500 000-atom liquid box, in one page in
+# headless Chromium. Prints a table and writes artifacts/bench-results.json.
+# Usage: bash scripts/bench-results.sh [runs]   (default 9 timed runs after one warm-up)
+# Builds the package only when pkg/ is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS="${1:-9}"
+OUT=artifacts/bench-results.json
+TIMEOUT="${BENCH_TIMEOUT:-1200}"
+
+[ -f pkg/megane_builder_client.js ] || bash scripts/build.sh
+mkdir -p artifacts
+rm -f "$OUT"
+
+TMP="$(mktemp -d)"
+SERVER_PID=""
+CHROME_PID=""
+cleanup() {
+  [ -n "$CHROME_PID" ] && kill -- "-$CHROME_PID" 2>/dev/null || true
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+  sleep 1
+  rm -rf "$TMP" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+python3 benches/result_bench/server.py --root "$PWD" --out "$OUT" >"$TMP/port" &
+SERVER_PID=$!
+for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+PORT="$(head -1 "$TMP/port")"
+URL="http://127.0.0.1:$PORT/benches/result_bench/index.html?runs=$RUNS"
+echo "page: $URL"
+
+# setsid: Chromium and its children get their own process group, ended as one in cleanup.
+setsid /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  --disable-background-networking --disable-component-update --disable-sync \
+  --disable-dev-shm-usage --user-data-dir="$TMP/profile" \
+  --enable-precise-memory-info --js-flags=--expose-gc \
+  --enable-logging=stderr --v=0 "$URL" >"$TMP/chrome.log" 2>&1 &
+CHROME_PID=$!
+
+for _ in $(seq "$TIMEOUT"); do
+  [ -s "$OUT" ] && break
+  if ! kill -0 "$CHROME_PID" 2>/dev/null; then
+    echo "chromium exited early:" >&2
+    tail -20 "$TMP/chrome.log" >&2
+    exit 1
+  fi
+  sleep 1
+done
+if [ ! -s "$OUT" ]; then
+  echo "no results after ${TIMEOUT}s; page log:" >&2
+  grep -a "CONSOLE" "$TMP/chrome.log" | tail -20 >&2 || true
+  exit 1
+fi
+
+python3 - "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+if "error" in r:
+    sys.exit("page failed: " + r["error"])
+m, mem, MB = r["mediansMs"], r["memory"], 1024 * 1024
+print(f"\n{r['atoms']} atoms, {r['bonds']} bonds, {r['jsonBytes']} JSON bytes "
+      f"({r['jsonBytes'] / MB:.1f} MiB); median of {r['runs']} runs after a warm-up")
+print(f"{'path':<44}{'median ms':>10}   runs (ms)")
+rows = [
+    ("wasm: interpretCall + planApply", "wasm"),
+    ("  of which interpretCall", "wasmInterpretCall"),
+    ("  of which planApply", "wasmPlanApply"),
+    ("JS: JSON.parse + checks + typed arrays", "js"),
+    ("JS: same + full Snapshot (labels, ...)", "jsFull"),
+    ("JS: TextDecoder + JSON.parse alone", "jsonParseOnly"),
+]
+runs = dict(r["timesMs"], wasmInterpretCall=r["wasmSplitMs"]["interpretCall"],
+            wasmPlanApply=r["wasmSplitMs"]["planApply"])
+for label, key in rows:
+    print(f"{label:<44}{m[key]:>10.0f}   {' '.join(f'{t:.0f}' for t in runs[key])}")
+print(f"ratio wasm / JS: {r['ratio']:.2f}  (goal <= 0.33);  vs full-Snapshot JS: {r['ratioVsFullSnapshot']:.2f}")
+yn = lambda b: "counted" if b else "not counted"
+print(f"\npeak memory (usedJSHeapSize deltas; ArrayBuffers {yn(mem['heapCountsArrayBuffers'])}, "
+      f"wasm memory {yn(mem['heapCountsWasmMemory'])} in usedJSHeapSize):")
+print(f"  wasm: linear memory {mem['wasmMemoryAfterInit'] / MB:.0f} MiB after init -> "
+      f"{mem['wasmMemoryAfterFirstRun'] / MB:.0f} MiB after the first run "
+      f"({mem['wasmMemoryAfterAllRuns'] / MB:.0f} MiB after all runs); output JS heap "
+      f"+{mem['wasmOutputHeapDelta'] / MB:.1f} MiB, typed arrays {mem['wasmOutputTypedArrayBytes'] / MB:.1f} MiB")
+print(f"  JS:   decoded string {mem['jsDecodedStringHeap'] / MB:.1f} MiB + parsed tree "
+      f"{mem['jsParsedTreeHeap'] / MB:.1f} MiB; peak JS heap +{mem['jsPeakHeapDelta'] / MB:.1f} MiB, "
+      f"typed arrays {mem['jsOutputTypedArrayBytes'] / MB:.1f} MiB")
+cc = r["crossCheck"]
+print("cross-check (positions within f32, elements, bonds, orders, box, molecules, labels): "
+      + ("identical" if cc["identical"] else "; ".join(cc["problems"])))
+print(f"\nwritten: {sys.argv[1]}")
+PY
