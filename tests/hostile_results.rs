@@ -610,6 +610,17 @@ fn envelopes_and_tool_errors() {
         interpret_call_bytes("liquid_box", &m, tool_error, &limits).unwrap_err(),
         "<b>Bad</b> density"
     );
+    // A tool error with a structuredContent that is no BuilderResult is still the tool error.
+    let odd = br#"{"content":[{"type":"text","text":"Error executing tool liquid_box: Too dense."}],"structuredContent":{"error":"x"},"isError":true}"#;
+    assert_eq!(
+        interpret_call_bytes("liquid_box", &m, odd, &limits).unwrap_err(),
+        "Too dense."
+    );
+    let odd_value: Value = serde_json::from_slice(odd).unwrap();
+    assert_eq!(
+        interpret_call_value("liquid_box", &m, &odd_value).unwrap_err(),
+        "Too dense."
+    );
     let silent = br#"{"content":[],"isError":true}"#;
     assert!(!interpret_call_bytes("liquid_box", &m, silent, &limits)
         .unwrap_err()

@@ -17,11 +17,15 @@
 use super::elements;
 
 /// §4.2: whether a mol block's coordinates are 3D or a 2D drawing (header columns 21–22).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+/// Serialised as `"3D"` / `"2D"`, as in the header.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Dimension {
     /// `3D` (also a missing code).
+    #[default]
+    #[serde(rename = "3D")]
     ThreeD,
     /// `2D`: a flat drawing; tools that need 3D refuse it.
+    #[serde(rename = "2D")]
     TwoD,
 }
 
@@ -30,6 +34,7 @@ pub enum Dimension {
 #[serde(rename_all = "camelCase")]
 pub struct Molecule {
     /// Line 1 of the mol block.
+    #[serde(default)]
     pub name: String,
     /// Atomic numbers 1–118, one per atom, explicit hydrogens included.
     pub elements: Vec<u8>,
@@ -37,11 +42,15 @@ pub struct Molecule {
     pub positions: Vec<[f64; 3]>,
     /// 0-based atom index pairs.
     pub bonds: Vec<(u32, u32)>,
-    /// Parallel to `bonds`: 1, 2, 3 or 4 (aromatic).
+    /// Parallel to `bonds`: 1, 2, 3 or 4 (aromatic). The writer also accepts an empty vector
+    /// (all single).
+    #[serde(default)]
     pub bond_orders: Vec<u8>,
     /// Per-atom formal charge in e (length N; the writer also accepts an empty vector = all 0).
+    #[serde(default)]
     pub formal_charges: Vec<i8>,
-    /// The header's dimension code.
+    /// The header's dimension code (`"3D"` when absent).
+    #[serde(default)]
     pub dimension: Dimension,
 }
 
@@ -72,7 +81,8 @@ pub fn write_molblock(molecule: &Molecule) -> Result<String, String> {
             p[0], p[1], p[2], symbol
         ));
     }
-    for (&(a, b), order) in molecule.bonds.iter().zip(&molecule.bond_orders) {
+    for (k, &(a, b)) in molecule.bonds.iter().enumerate() {
+        let order = molecule.bond_orders.get(k).copied().unwrap_or(1);
         out.push_str(&format!("{:>3}{:>3}{:>3}  0\n", a + 1, b + 1, order));
     }
     out.push_str(&charge_lines(&molecule.formal_charges));
@@ -94,7 +104,7 @@ fn check_writable(m: &Molecule) -> Result<(), String> {
             m.positions.len()
         ));
     }
-    if m.bond_orders.len() != m.bonds.len() {
+    if !m.bond_orders.is_empty() && m.bond_orders.len() != m.bonds.len() {
         return Err(format!(
             "molecule.bondOrders: {} entries for {} bonds",
             m.bond_orders.len(),
@@ -514,5 +524,19 @@ mod tests {
         let text = write_molblock(&m).unwrap();
         assert!(text.contains("M  CHG  2   1   1   6  -1\n"), "{text}");
         assert_eq!(parse_molblock(&text).unwrap(), m);
+    }
+
+    #[test]
+    fn javascript_shape_with_defaults() {
+        let m: Molecule = serde_json::from_str(
+            r#"{"elements":[8,1,1],"positions":[[0,0,0],[0.96,0,0],[-0.24,0.93,0]],"bonds":[[0,1],[0,2]]}"#,
+        )
+        .unwrap();
+        assert_eq!(m.dimension, Dimension::ThreeD);
+        let text = write_molblock(&m).unwrap();
+        let back = parse_molblock(&text).unwrap();
+        assert_eq!(back.bond_orders, vec![1, 1]);
+        assert_eq!(back.formal_charges, vec![0, 0, 0]);
+        assert_eq!(serde_json::to_value(back.dimension).unwrap(), "3D");
     }
 }

@@ -88,9 +88,13 @@ pub fn interpret_call_bytes(
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
     check_size(bytes.len(), limits)?;
-    let wire: CallResultWire =
-        serde_json::from_slice(bytes).map_err(|e| describe_json_error(&e))?;
-    interpret_call_wire(tool_name, marker, wire)
+    match serde_json::from_slice::<CallResultWire>(bytes) {
+        Ok(wire) => interpret_call_wire(tool_name, marker, wire),
+        Err(e) => Err(
+            tool_error_despite(serde_json::from_slice(bytes).ok(), tool_name)
+                .unwrap_or_else(|| describe_json_error(&e)),
+        ),
+    }
 }
 
 /// §5/§6: interpret an already-parsed response (bare `CallToolResult` or JSON-RPC envelope).
@@ -100,8 +104,41 @@ pub fn interpret_call_value(
     marker: &Marker,
     value: &Value,
 ) -> Result<Interpreted, String> {
-    let wire = CallResultWire::deserialize(value).map_err(|e| describe_json_error(&e))?;
-    interpret_call_wire(tool_name, marker, wire)
+    match CallResultWire::deserialize(value) {
+        Ok(wire) => interpret_call_wire(tool_name, marker, wire),
+        Err(e) => Err(
+            tool_error_despite(ErrorProbe::deserialize(value).ok(), tool_name)
+                .unwrap_or_else(|| describe_json_error(&e)),
+        ),
+    }
+}
+
+/// A tool error whose `structuredContent` is not a BuilderResult is still a tool error: when the
+/// full read fails, a second, lenient read that skips `structuredContent` looks for `isError`.
+fn tool_error_despite(probe: Option<ErrorProbe>, tool_name: &str) -> Option<String> {
+    let probe = probe?;
+    if let Some(error) = &probe.error {
+        return Some(server_failed(error));
+    }
+    let call = match probe.result {
+        Some(inner) => *inner,
+        None => probe,
+    };
+    (call.is_error == Some(true))
+        .then(|| tool_error_line(tool_name, call.content.as_deref().unwrap_or(&[])))
+}
+
+/// The fields that decide whether a response is an error; everything else is skipped.
+#[derive(Deserialize)]
+struct ErrorProbe {
+    #[serde(default)]
+    content: Option<Vec<ContentItem>>,
+    #[serde(default, rename = "isError")]
+    is_error: Option<bool>,
+    #[serde(default)]
+    result: Option<Box<ErrorProbe>>,
+    #[serde(default)]
+    error: Option<RpcError>,
 }
 
 /// §5/§6: interpret a response read from any serde deserializer (e.g. `serde-wasm-bindgen`'s
@@ -218,14 +255,8 @@ fn one_line(text: &str) -> String {
 
 /// Follows a JSON-RPC envelope to the `CallToolResult`, or turns its `error` into the §6 line.
 fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
-    if let Some(error) = wire.error {
-        let message = one_line(&error.message);
-        let message = if message.is_empty() {
-            format!("error {}", error.code)
-        } else {
-            message
-        };
-        return Err(format!("The server failed: {message}"));
+    if let Some(error) = &wire.error {
+        return Err(server_failed(error));
     }
     match wire.result {
         Some(inner) if inner.result.is_some() || inner.error.is_some() => {
@@ -233,6 +264,16 @@ fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
         }
         Some(inner) => Ok(*inner),
         None => Ok(wire),
+    }
+}
+
+/// §6: a JSON-RPC error as `The server failed: <first line of its message>`.
+fn server_failed(error: &RpcError) -> String {
+    let message = one_line(&error.message);
+    if message.is_empty() {
+        format!("The server failed: error {}", error.code)
+    } else {
+        format!("The server failed: {message}")
     }
 }
 
