@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
-# Builds the npm package into pkg/ (wasm-pack --target web, release, no downloads).
+# Builds the npm package into pkg/ (wasm-pack --target web, release, no downloads), then shrinks
+# the .wasm with npm binaryen's wasm-opt -Oz when WASM_OPT=1 (never Debian's binaryen: its output
+# is broken, see ../shared/notes/toolchain.md). Prints the raw and gzip sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 wasm-pack build --target web --release --mode no-install --weak-refs --out-dir pkg --out-name megane_builder_client
-ls -l pkg/*.wasm
+WASM=pkg/megane_builder_client_bg.wasm
+OPT=tests/node/node_modules/.bin/wasm-opt
+if [ "${WASM_OPT:-0}" = 1 ]; then
+  if [ ! -x "$OPT" ]; then (cd tests/node && npm ci --no-audit --no-fund --loglevel=error); fi
+  "$OPT" -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue "$WASM" -o "$WASM.opt"
+  mv "$WASM.opt" "$WASM"
+fi
+echo "pkg size: $(stat -c %s "$WASM") bytes raw, $(gzip -9 -c "$WASM" | wc -c) bytes gzip ($WASM, wasm-opt ${WASM_OPT:-0})"

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${1:-${PORT:-8080}}"
 bash scripts/setup.sh
-bash scripts/build.sh
+WASM_OPT=1 bash scripts/build.sh
 rm -rf www/pkg && cp -r pkg www/pkg
 # Sample data for the playground: the recorded reference tools and the library molecules.
 if [ -d ../shared/fixtures ]; then
