@@ -3,6 +3,7 @@
 //!
 //! `cargo bench --bench pack` (std harness). Environment:
 //! - `PACK_BENCH_CASES` (default `a,b,c,d,e`; add `f` for 100 000 water),
+//! - `PACK_BENCH_TOL` (default `2.0` Å; case `g` = 500 benzene for tolerance sweeps),
 //! - `PACK_BENCH_SEEDS` (default `1`), `PACK_BENCH_MOLPACK=0` to skip molpack,
 //! - `PACK_MOLECULES` (default `<crate>/../shared/fixtures/molecules`),
 //! - `PACK_BENCH_OUT` (default `<crate>/target/bench-pack`): Structure JSON per
@@ -122,7 +123,7 @@ fn cases(dir: &Path) -> Vec<Case> {
         },
         Case {
             name: "d",
-            species: vec![(b, 2000)],
+            species: vec![(b.clone(), 2000)],
             side: side(2000.0 * mb, 0.87),
             fixed: None,
         },
@@ -136,6 +137,12 @@ fn cases(dir: &Path) -> Vec<Case> {
             name: "f",
             species: vec![(w, 100000)],
             side: side(100000.0 * mw, 1.0),
+            fixed: None,
+        },
+        Case {
+            name: "g",
+            species: vec![(b, 500)],
+            side: side(500.0 * mb, 0.87),
             fixed: None,
         },
     ]
@@ -159,26 +166,35 @@ fn write_structure(
     std::fs::write(path, serde_json::to_string(&v).expect("json")).expect("write structure");
 }
 
-/// Runs check_packing.py; returns (pass, min d, pairs < tol) or a note.
-fn judge(checker: &Path, file: &Path, fixed: Option<&Path>) -> String {
+/// Runs check_packing.py; returns a one-line summary and its JSON report.
+fn judge(
+    checker: &Path,
+    file: &Path,
+    fixed: Option<&Path>,
+    tol: f64,
+) -> (String, serde_json::Value) {
     let mut cmd = std::process::Command::new("python3");
     cmd.arg(checker)
         .arg(file)
         .arg("--tolerance")
-        .arg("2.0")
+        .arg(tol.to_string())
         .arg("--json");
     if let Some(f) = fixed {
         cmd.arg("--fixed").arg(f);
     }
-    match cmd.output() {
-        Ok(o) => match serde_json::from_slice::<serde_json::Value>(&o.stdout) {
-            Ok(v) => format!(
+    let o = match cmd.output() {
+        Ok(o) => o,
+        Err(e) => return (format!("checker not run: {e}"), serde_json::Value::Null),
+    };
+    match serde_json::from_slice::<serde_json::Value>(&o.stdout) {
+        Ok(mut v) => {
+            if let Some(m) = v.as_object_mut() {
+                m.remove("closest_pairs");
+            }
+            let pass = v["pass"].as_bool() == Some(true);
+            let line = format!(
                 "{} min d {:.4} pairs<tol {} rigid {:.1e}",
-                if v["pass"].as_bool() == Some(true) {
-                    "PASS"
-                } else {
-                    "FAIL"
-                },
+                if pass { "PASS" } else { "FAIL" },
                 v["min_intermolecular_distance"]
                     .as_f64()
                     .unwrap_or(f64::NAN),
@@ -186,17 +202,45 @@ fn judge(checker: &Path, file: &Path, fixed: Option<&Path>) -> String {
                 v["rigid_max_internal_distance_dev"]
                     .as_f64()
                     .unwrap_or(f64::NAN)
-            ),
-            Err(_) => format!(
+            );
+            (line, v)
+        }
+        Err(_) => (
+            format!(
                 "checker failed: {}",
                 String::from_utf8_lossy(&o.stderr)
                     .lines()
                     .last()
                     .unwrap_or("")
             ),
-        },
-        Err(e) => format!("checker not run: {e}"),
+            serde_json::Value::Null,
+        ),
     }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    log: &mut std::fs::File,
+    case: &str,
+    seed: u64,
+    engine: &str,
+    atoms: usize,
+    cpu: f64,
+    wall: f64,
+    converged: Option<bool>,
+    check: &serde_json::Value,
+    summary: &str,
+) {
+    use std::io::Write;
+    println!(
+        "| {case} | {seed} | {engine} | {atoms} | {cpu:.2} | {wall:.2} | {} | {summary} |",
+        converged.map_or("error".to_string(), |c| c.to_string())
+    );
+    let v = serde_json::json!({
+        "case": case, "seed": seed, "engine": engine, "atoms": atoms, "cpu_s": cpu, "wall_s": wall,
+        "converged": converged, "summary": summary, "check": check,
+    });
+    writeln!(log, "{v}").expect("write results.jsonl");
 }
 
 fn main() {
@@ -211,16 +255,28 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("../shared/tools/check_packing.py"));
     std::fs::create_dir_all(&out).expect("output dir");
+    let mut log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(out.join("results.jsonl"))
+        .expect("results.jsonl");
     let wanted = std::env::var("PACK_BENCH_CASES").unwrap_or_else(|_| "a,b,c,d,e".into());
     let seeds: Vec<u64> = std::env::var("PACK_BENCH_SEEDS")
         .unwrap_or_else(|_| "1".into())
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
+    let tol: f64 = std::env::var("PACK_BENCH_TOL")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2.0);
     let run_molpack = std::env::var("PACK_BENCH_MOLPACK")
         .map(|v| v != "0")
         .unwrap_or(true);
-    println!("threads: {}", rayon::current_num_threads());
+    println!(
+        "threads: {}, tolerance {tol} Å",
+        rayon::current_num_threads()
+    );
     println!("| case | seed | engine | atoms | cpu s | wall s | converged | check_packing.py |");
     println!("|---|---|---|---|---|---|---|---|");
     for case in cases(&mol_dir) {
@@ -243,6 +299,7 @@ fn main() {
                 m += 1;
             }
         }
+        let natoms = elements.len();
         let fixed_file = case.fixed.as_ref().map(|f| {
             let p = out.join(format!("{}_fixed.json", case.name));
             write_structure(&p, &f.elements, &f.positions, &vec![0; f.elements.len()], l);
@@ -260,7 +317,7 @@ fn main() {
                     .collect(),
                 box_lengths: [l; 3],
                 fixed: fixed_pos.clone(),
-                tolerance: 2.0,
+                tolerance: tol,
                 seed,
                 max_iterations: 20_000,
             };
@@ -271,29 +328,46 @@ fn main() {
                 Ok(o) => {
                     let f = out.join(format!("{}_s{seed}_ours.json", case.name));
                     write_structure(&f, &elements, &o.positions, &molecules, l);
-                    let q = judge(&checker, &f, fixed_file.as_deref());
-                    println!(
-                        "| {} | {seed} | ours | {} | {cpu:.2} | {wall:.2} | {} ({} it) | {q} |",
+                    let (q, v) = judge(&checker, &f, fixed_file.as_deref(), tol);
+                    let q = format!("{q} ({} it)", o.iterations);
+                    record(
+                        &mut log,
                         case.name,
-                        elements.len(),
-                        o.converged,
-                        o.iterations
+                        seed,
+                        "ours",
+                        natoms,
+                        cpu,
+                        wall,
+                        Some(o.converged),
+                        &v,
+                        &q,
                     );
                 }
-                Err(e) => println!(
-                    "| {} | {seed} | ours | {} | {cpu:.2} | {wall:.2} | error | {e} |",
-                    case.name,
-                    elements.len()
-                ),
+                Err(e) => {
+                    let q = e.to_string();
+                    record(
+                        &mut log,
+                        case.name,
+                        seed,
+                        "ours",
+                        natoms,
+                        cpu,
+                        wall,
+                        None,
+                        &serde_json::Value::Null,
+                        &q,
+                    );
+                }
             }
             if run_molpack {
+                let r = [tol / 2.0];
                 let mut targets: Vec<molpack::Target> = case
                     .species
                     .iter()
                     .map(|(t, n)| {
                         molpack::Target::from_coords(
                             &t.positions,
-                            &vec![1.0; t.positions.len()],
+                            &vec![r[0]; t.positions.len()],
                             *n,
                         )
                     })
@@ -302,7 +376,7 @@ fn main() {
                     targets.push(
                         molpack::Target::from_coords(
                             &fx.positions,
-                            &vec![1.0; fx.positions.len()],
+                            &vec![r[0]; fx.positions.len()],
                             1,
                         )
                         .with_centering(molpack::CenteringMode::Off)
@@ -310,7 +384,7 @@ fn main() {
                     );
                 }
                 let engine = molpack::GencanPack::new()
-                    .with_tolerance(2.0)
+                    .with_tolerance(tol)
                     .with_seed(seed)
                     .with_periodic_box([0.0; 3], [l; 3], [true; 3]);
                 let (c0, w0) = (cpu_seconds(), Instant::now());
@@ -319,22 +393,38 @@ fn main() {
                 match res {
                     Ok(st) => {
                         let mut pos = st.positions();
-                        pos.truncate(elements.len());
+                        pos.truncate(natoms);
                         let f = out.join(format!("{}_s{seed}_molpack.json", case.name));
                         write_structure(&f, &elements, &pos, &molecules, l);
-                        let q = judge(&checker, &f, fixed_file.as_deref());
-                        println!(
-                            "| {} | {seed} | molpack | {} | {cpu:.2} | {wall:.2} | {} | {q} |",
+                        let (q, v) = judge(&checker, &f, fixed_file.as_deref(), tol);
+                        record(
+                            &mut log,
                             case.name,
-                            elements.len(),
-                            st.converged
+                            seed,
+                            "molpack",
+                            natoms,
+                            cpu,
+                            wall,
+                            Some(st.converged),
+                            &v,
+                            &q,
                         );
                     }
-                    Err(e) => println!(
-                        "| {} | {seed} | molpack | {} | {cpu:.2} | {wall:.2} | error | {e} |",
-                        case.name,
-                        elements.len()
-                    ),
+                    Err(e) => {
+                        let q = e.to_string();
+                        record(
+                            &mut log,
+                            case.name,
+                            seed,
+                            "molpack",
+                            natoms,
+                            cpu,
+                            wall,
+                            None,
+                            &serde_json::Value::Null,
+                            &q,
+                        );
+                    }
                 }
             }
         }

@@ -37,6 +37,10 @@ const DT_MARGIN: f64 = 0.1;
 const SKIN: f64 = 0.6;
 /// L-BFGS iterations per round (orientations are re-based between rounds).
 const ROUND_ITERS: usize = 60;
+/// Largest fraction of all molecules moved by one "movebad" step.
+const MOVE_FRACTION: f64 = 0.05;
+/// Random trial placements per moved molecule.
+const MOVE_TRIALS: usize = 16;
 /// Search radius of the final check, as a multiple of the tolerance.
 const CHECK_SEARCH: f64 = 1.5;
 
@@ -139,6 +143,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let mut was_cancelled = false;
     let mut stats = sys.eval(&x, None);
     let mut move_rng = Rng::new(problem.seed, 1);
+    let mut best = (x.clone(), sys.base.clone(), stats);
     while stats.violations > 0 && iters < max_it {
         if cancelled(control) {
             was_cancelled = true;
@@ -164,14 +169,22 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop);
         iters += r.iterations.max(1);
         stats = r.stats;
+        if (stats.violations, stats.f) < (best.2.violations, best.2.f) {
+            best = (x.clone(), sys.base.clone(), stats);
+        }
         if r.stopped {
             was_cancelled = true;
             break;
         }
-        if stats.violations > 0 && (r.stalled || r.iterations == budget) {
+        if stats.violations > 0 && iters < max_it && (r.stalled || r.iterations == budget) {
             move_bad(&mut sys, &mut x, &mut move_rng);
             stats = sys.eval(&x, None);
         }
+    }
+    // Return the best point seen (a final "movebad" or a bad round never wins).
+    if (best.2.violations, best.2.f) < (stats.violations, stats.f) {
+        x = best.0;
+        sys.base = best.1;
     }
 
     // Whole molecules with centres wrapped into the box.
@@ -233,27 +246,81 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     })
 }
 
-/// Moves the molecules that still clash to random positions with random
-/// orientations (packmol's "movebad", simplified): the worst half of them,
-/// at least one.
+/// Moves some of the molecules that still clash (packmol's "movebad"
+/// idea): the worst `MOVE_FRACTION` of the molecules (at least one, at most
+/// half of the clashing ones) each go to the best of `MOVE_TRIALS` random
+/// positions and orientations, scored by their overlap penalty against the
+/// current atoms.
 fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
     let mut bad: Vec<usize> = (0..sys.n_mov)
         .filter(|&m| sys.mol_penalty[m] > 0.0)
         .collect();
+    if bad.is_empty() {
+        return;
+    }
     bad.sort_by(|&a, &b| {
         sys.mol_penalty[b]
             .total_cmp(&sys.mol_penalty[a])
             .then(a.cmp(&b))
     });
-    let k = bad.len().div_ceil(2);
+    let cap = ((sys.n_mov as f64 * MOVE_FRACTION).ceil() as usize).max(1);
+    let k = bad.len().div_ceil(2).min(cap);
     let l = sys.box_lengths;
+    let dt = sys.dt;
+    let dt2 = dt * dt;
+    // Atom grid of the current configuration (movable atoms, then fixed).
+    sys.update_positions(x);
+    let n_mov_atoms = sys.pos.len();
+    let mut pts = sys.pos.clone();
+    pts.extend_from_slice(&sys.fixed);
+    let owner = |a: usize| -> usize {
+        if a < n_mov_atoms {
+            sys.atom_start.partition_point(|&s| s <= a) - 1
+        } else {
+            usize::MAX
+        }
+    };
+    let grid = cells::PeriodicGrid::new(l, dt);
+    let cl = grid.build(&pts);
     for &m in &bad[..k] {
-        x[6 * m] = rng.uniform() * l[0];
-        x[6 * m + 1] = rng.uniform() * l[1];
-        x[6 * m + 2] = rng.uniform() * l[2];
-        x[6 * m + 3] = 0.0;
-        x[6 * m + 4] = 0.0;
-        x[6 * m + 5] = 0.0;
-        sys.base[m] = rng.rotation();
+        let tpl = &sys.template[sys.atom_start[m]..sys.atom_start[m + 1]];
+        let mut best: Option<(f64, [f64; 3], rigid::Mat3)> = None;
+        for _ in 0..MOVE_TRIALS {
+            let c = [
+                rng.uniform() * l[0],
+                rng.uniform() * l[1],
+                rng.uniform() * l[2],
+            ];
+            let r = rng.rotation();
+            let mut pen = 0.0;
+            for t in tpl {
+                let o = rigid::mat_vec(&r, t);
+                let p = [c[0] + o[0], c[1] + o[1], c[2] + o[2]];
+                let w = [
+                    cells::wrap(p[0], l[0]),
+                    cells::wrap(p[1], l[1]),
+                    cells::wrap(p[2], l[2]),
+                ];
+                grid.for_each_neighbour_cell(grid.coords_of(&w), |cell, sh| {
+                    for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
+                        let q = cl.wrapped[j as usize];
+                        let d2: f64 = (0..3).map(|k| (q[k] + sh[k] - w[k]).powi(2)).sum();
+                        if d2 < dt2 && owner(j as usize) != m {
+                            pen += (dt2 - d2) * (dt2 - d2);
+                        }
+                    }
+                });
+            }
+            if best.as_ref().is_none_or(|b| pen < b.0) {
+                best = Some((pen, c, r));
+            }
+        }
+        if let Some((_, c, r)) = best {
+            x[6 * m..6 * m + 3].copy_from_slice(&c);
+            x[6 * m + 3] = 0.0;
+            x[6 * m + 4] = 0.0;
+            x[6 * m + 5] = 0.0;
+            sys.base[m] = r;
+        }
     }
 }
