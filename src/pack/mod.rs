@@ -1,0 +1,326 @@
+//! Packing core: rigid copies of molecule templates in an orthorhombic
+//! periodic box (optionally around fixed atoms) with every intermolecular
+//! atom pair at least a tolerance apart under the minimum image.
+//!
+//! Pure Rust, deterministic (seeded ChaCha8; reductions in a fixed order, so
+//! the output is bit-identical for any number of rayon threads), no I/O.
+//!
+//! Method (packmol's objective, a different optimiser set-up):
+//! 1. feasibility: packing fraction of the tolerance bodies ([`feasibility`]);
+//! 2. placement: centres on an even lattice of free sites, random orientations ([`placement`]);
+//! 3. L-BFGS ([`optimise`]) on the penalty `Σ max(0, dt² − d²)²` over 6 rigid-body
+//!    coordinates per molecule ([`objective`]), with a molecule-level Verlet
+//!    list and parallel pair evaluation; molecules still clashing when a round
+//!    stalls are moved to random places ("movebad");
+//! 4. an independent minimum-image check of the output ([`check`]).
+
+pub mod cells;
+pub mod check;
+pub mod feasibility;
+pub mod objective;
+pub mod optimise;
+pub mod placement;
+pub mod problem;
+pub mod rigid;
+
+use std::sync::atomic::Ordering;
+
+pub use feasibility::packing_fraction;
+pub use problem::{PackControl, PackError, PackOutcome, PackProblem, Species, Template};
+
+use objective::System;
+use rigid::Rng;
+
+/// Target distance of the penalty, as a margin above the tolerance (Å).
+const DT_MARGIN: f64 = 0.1;
+/// Verlet skin (Å).
+const SKIN: f64 = 0.6;
+/// L-BFGS iterations per round (orientations are re-based between rounds).
+const ROUND_ITERS: usize = 60;
+/// Largest fraction of all molecules moved by one "movebad" step.
+const MOVE_FRACTION: f64 = 0.05;
+/// Random trial placements per moved molecule.
+const MOVE_TRIALS: usize = 16;
+/// Search radius of the final check, as a multiple of the tolerance.
+const CHECK_SEARCH: f64 = 1.5;
+
+/// Packing fraction of the problem's tolerance bodies (see [`feasibility`]).
+pub fn problem_packing_fraction(problem: &PackProblem) -> f64 {
+    let t: Vec<(&[[f64; 3]], usize)> = problem
+        .species
+        .iter()
+        .map(|s| (s.template.positions.as_slice(), s.count))
+        .collect();
+    packing_fraction(&t, &problem.fixed, problem.box_lengths, problem.tolerance)
+}
+
+fn progress(control: &PackControl, fraction: f64, message: &str) {
+    if let Some(p) = control.progress {
+        p(fraction.clamp(0.0, 1.0), message);
+    }
+}
+
+fn cancelled(control: &PackControl) -> bool {
+    control.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+}
+
+/// Packs the problem. Errors (one-line messages) for invalid, infeasible or
+/// too large inputs; otherwise always returns positions, with
+/// `converged == false` and a warning when the tolerance was not met within
+/// the budget or the run was cancelled.
+pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome, PackError> {
+    problem::validate(problem)?;
+    let tol = problem.tolerance;
+    let mut warnings = Vec::new();
+    progress(control, 0.0, "checking feasibility");
+    let t: Vec<(&[[f64; 3]], usize)> = problem
+        .species
+        .iter()
+        .map(|s| (s.template.positions.as_slice(), s.count))
+        .collect();
+    let eta = packing_fraction(&t, &problem.fixed, problem.box_lengths, tol);
+    if eta > feasibility::MAX_FRACTION {
+        let t_ok = feasibility::tolerance_for_fraction(
+            &t,
+            &problem.fixed,
+            problem.box_lengths,
+            feasibility::WARN_FRACTION,
+            tol,
+        );
+        return Err(PackError::Infeasible(format!(
+            "packing fraction {eta:.2} of the tolerance bodies exceeds {:.2}; lower the tolerance to about {t_ok:.2} Å or pack fewer molecules / use a larger box",
+            feasibility::MAX_FRACTION
+        )));
+    }
+    if eta > feasibility::WARN_FRACTION {
+        warnings.push(format!(
+            "packing fraction {eta:.2} of the tolerance bodies is above {:.2}: packing may be slow or fail to converge",
+            feasibility::WARN_FRACTION
+        ));
+    }
+
+    // Centred templates, one entry per copy.
+    let centred: Vec<Vec<[f64; 3]>> = problem
+        .species
+        .iter()
+        .map(|s| rigid::centred(&s.template.positions).0)
+        .collect();
+    let mut templates = Vec::new();
+    let mut mol_species = Vec::new();
+    for (k, s) in problem.species.iter().enumerate() {
+        for _ in 0..s.count {
+            templates.push(centred[k].clone());
+            mol_species.push(k);
+        }
+    }
+    let n = templates.len();
+    let mut sys = System::new(
+        templates,
+        problem.fixed.clone(),
+        problem.box_lengths,
+        tol,
+        tol + DT_MARGIN,
+        SKIN,
+    );
+
+    progress(control, 0.02, "initial placement");
+    let mut rng = Rng::new(problem.seed, 0);
+    let placed = placement::place(
+        &sys.radius,
+        &problem.fixed,
+        problem.box_lengths,
+        tol,
+        &mut rng,
+    );
+    let mut x = vec![0.0; 6 * n];
+    for (m, (c, r)) in placed.into_iter().enumerate() {
+        x[6 * m..6 * m + 3].copy_from_slice(&c);
+        sys.base[m] = r;
+    }
+
+    let max_it = problem.max_iterations;
+    let mut iters = 0usize;
+    let mut was_cancelled = false;
+    let mut stats = sys.eval(&x, None);
+    let mut move_rng = Rng::new(problem.seed, 1);
+    let mut best = (x.clone(), sys.base.clone(), stats);
+    while stats.violations > 0 && iters < max_it {
+        if cancelled(control) {
+            was_cancelled = true;
+            break;
+        }
+        sys.rebase(&mut x);
+        let budget = ROUND_ITERS.min(max_it - iters);
+        let base_iters = iters;
+        let mut stop = |it: usize, st: &objective::EvalStats| {
+            if it % 10 == 0 {
+                progress(
+                    control,
+                    0.05 + 0.9 * (base_iters + it) as f64 / max_it.max(1) as f64,
+                    &format!(
+                        "iteration {}: {} pairs below tolerance",
+                        base_iters + it,
+                        st.violations
+                    ),
+                );
+            }
+            cancelled(control)
+        };
+        let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop);
+        iters += r.iterations.max(1);
+        stats = r.stats;
+        if (stats.violations, stats.f) < (best.2.violations, best.2.f) {
+            best = (x.clone(), sys.base.clone(), stats);
+        }
+        if r.stopped {
+            was_cancelled = true;
+            break;
+        }
+        if stats.violations > 0 && iters < max_it && (r.stalled || r.iterations == budget) {
+            move_bad(&mut sys, &mut x, &mut move_rng);
+            stats = sys.eval(&x, None);
+        }
+    }
+    // Return the best point seen (a final "movebad" or a bad round never wins).
+    if (best.2.violations, best.2.f) < (stats.violations, stats.f) {
+        x = best.0;
+        sys.base = best.1;
+    }
+
+    // Whole molecules with centres wrapped into the box.
+    sys.update_positions(&x);
+    let l = problem.box_lengths;
+    let mut positions = sys.pos.clone();
+    let mut molecule = vec![0u32; positions.len()];
+    for m in 0..n {
+        let c = [x[6 * m], x[6 * m + 1], x[6 * m + 2]];
+        let s = [
+            cells::wrap(c[0], l[0]) - c[0],
+            cells::wrap(c[1], l[1]) - c[1],
+            cells::wrap(c[2], l[2]) - c[2],
+        ];
+        for a in sys.atom_start[m]..sys.atom_start[m + 1] {
+            for k in 0..3 {
+                positions[a][k] += s[k];
+            }
+            molecule[a] = m as u32;
+        }
+    }
+    let _ = mol_species;
+    progress(control, 0.97, "checking result");
+    let rep = check::report(
+        &positions,
+        &molecule,
+        &problem.fixed,
+        l,
+        tol,
+        CHECK_SEARCH * tol,
+    );
+    let converged = rep.offending_pairs == 0;
+    if was_cancelled {
+        warnings.push(format!("cancelled after {iters} iterations"));
+    }
+    if !converged {
+        warnings.push(format!(
+            "not converged: {} atom pairs closer than {tol} Å (minimum {:.4} Å) after {iters} iterations",
+            rep.offending_pairs, rep.min_distance
+        ));
+    }
+    progress(
+        control,
+        1.0,
+        if converged {
+            "converged"
+        } else {
+            "not converged"
+        },
+    );
+    Ok(PackOutcome {
+        positions,
+        converged,
+        min_distance: rep.min_distance,
+        offending_pairs: rep.offending_pairs,
+        iterations: iters,
+        cancelled: was_cancelled,
+        warnings,
+    })
+}
+
+/// Moves some of the molecules that still clash (packmol's "movebad"
+/// idea): the worst `MOVE_FRACTION` of the molecules (at least one, at most
+/// half of the clashing ones) each go to the best of `MOVE_TRIALS` random
+/// positions and orientations, scored by their overlap penalty against the
+/// current atoms.
+fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
+    let mut bad: Vec<usize> = (0..sys.n_mov)
+        .filter(|&m| sys.mol_penalty[m] > 0.0)
+        .collect();
+    if bad.is_empty() {
+        return;
+    }
+    bad.sort_by(|&a, &b| {
+        sys.mol_penalty[b]
+            .total_cmp(&sys.mol_penalty[a])
+            .then(a.cmp(&b))
+    });
+    let cap = ((sys.n_mov as f64 * MOVE_FRACTION).ceil() as usize).max(1);
+    let k = bad.len().div_ceil(2).min(cap);
+    let l = sys.box_lengths;
+    let dt = sys.dt;
+    let dt2 = dt * dt;
+    // Atom grid of the current configuration (movable atoms, then fixed).
+    sys.update_positions(x);
+    let n_mov_atoms = sys.pos.len();
+    let mut pts = sys.pos.clone();
+    pts.extend_from_slice(&sys.fixed);
+    let owner = |a: usize| -> usize {
+        if a < n_mov_atoms {
+            sys.atom_start.partition_point(|&s| s <= a) - 1
+        } else {
+            usize::MAX
+        }
+    };
+    let grid = cells::PeriodicGrid::new(l, dt);
+    let cl = grid.build(&pts);
+    for &m in &bad[..k] {
+        let tpl = &sys.template[sys.atom_start[m]..sys.atom_start[m + 1]];
+        let mut best: Option<(f64, [f64; 3], rigid::Mat3)> = None;
+        for _ in 0..MOVE_TRIALS {
+            let c = [
+                rng.uniform() * l[0],
+                rng.uniform() * l[1],
+                rng.uniform() * l[2],
+            ];
+            let r = rng.rotation();
+            let mut pen = 0.0;
+            for t in tpl {
+                let o = rigid::mat_vec(&r, t);
+                let p = [c[0] + o[0], c[1] + o[1], c[2] + o[2]];
+                let w = [
+                    cells::wrap(p[0], l[0]),
+                    cells::wrap(p[1], l[1]),
+                    cells::wrap(p[2], l[2]),
+                ];
+                grid.for_each_neighbour_cell(grid.coords_of(&w), |cell, sh| {
+                    for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
+                        let q = cl.wrapped[j as usize];
+                        let d2: f64 = (0..3).map(|k| (q[k] + sh[k] - w[k]).powi(2)).sum();
+                        if d2 < dt2 && owner(j as usize) != m {
+                            pen += (dt2 - d2) * (dt2 - d2);
+                        }
+                    }
+                });
+            }
+            if best.as_ref().is_none_or(|b| pen < b.0) {
+                best = Some((pen, c, r));
+            }
+        }
+        if let Some((_, c, r)) = best {
+            x[6 * m..6 * m + 3].copy_from_slice(&c);
+            x[6 * m + 3] = 0.0;
+            x[6 * m + 4] = 0.0;
+            x[6 * m + 5] = 0.0;
+            sys.base[m] = r;
+        }
+    }
+}

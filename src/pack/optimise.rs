@@ -1,0 +1,184 @@
+//! Limited-memory BFGS over the rigid-body variables, with an Armijo
+//! backtracking line search and a per-step displacement cap.
+//!
+//! Hand-written: the objective is cheap to evaluate but its evaluation has
+//! side effects (Verlet list rebuilds, per-molecule penalties) and the loop
+//! must stop on the exact "no pair below tolerance" test and on cancellation,
+//! which generic optimiser crates do not offer; this also keeps the wasm
+//! build free of extra dependencies.
+
+use super::objective::{EvalStats, System};
+
+/// Stored correction pairs.
+const MEMORY: usize = 8;
+/// Largest displacement (Å) any atom may make in one line-search trial.
+const MAX_STEP: f64 = 0.6;
+/// Armijo constant.
+const C1: f64 = 1e-4;
+/// Backtracking halvings before a line search is declared failed.
+const MAX_HALVINGS: usize = 30;
+
+/// How one L-BFGS run ended.
+#[derive(Clone, Copy, Debug)]
+pub struct RunResult {
+    /// Accepted steps.
+    pub iterations: usize,
+    /// Statistics at the final point.
+    pub stats: EvalStats,
+    /// The line search failed (no decrease possible along the direction).
+    pub stalled: bool,
+    /// `should_stop` asked to stop.
+    pub stopped: bool,
+}
+
+fn dotv(a: &[f64], b: &[f64]) -> f64 {
+    // Sequential sum: deterministic.
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Minimises the penalty from `x` (modified in place) for at most
+/// `max_iter` accepted steps, stopping as soon as no pair is below the
+/// tolerance, or when `should_stop(iterations, stats)` returns true.
+pub fn lbfgs(
+    sys: &mut System,
+    x: &mut [f64],
+    max_iter: usize,
+    should_stop: &mut dyn FnMut(usize, &EvalStats) -> bool,
+) -> RunResult {
+    let nv = x.len();
+    let mut g = vec![0.0; nv];
+    let mut stats = sys.eval(x, Some(&mut g));
+    let mut s_hist: Vec<Vec<f64>> = Vec::with_capacity(MEMORY);
+    let mut y_hist: Vec<Vec<f64>> = Vec::with_capacity(MEMORY);
+    let mut rho_hist: Vec<f64> = Vec::with_capacity(MEMORY);
+    let mut d = vec![0.0; nv];
+    let mut xn = vec![0.0; nv];
+    let mut gn = vec![0.0; nv];
+    let mut alpha_buf = [0.0; MEMORY];
+    let mut it = 0;
+    loop {
+        if stats.violations == 0 {
+            return RunResult {
+                iterations: it,
+                stats,
+                stalled: false,
+                stopped: false,
+            };
+        }
+        if it >= max_iter {
+            return RunResult {
+                iterations: it,
+                stats,
+                stalled: false,
+                stopped: false,
+            };
+        }
+        if should_stop(it, &stats) {
+            return RunResult {
+                iterations: it,
+                stats,
+                stalled: false,
+                stopped: true,
+            };
+        }
+        // Two-loop recursion: d = -H g.
+        for (v, gv) in d.iter_mut().zip(&g) {
+            *v = -gv;
+        }
+        let k = s_hist.len();
+        for i in (0..k).rev() {
+            let a = rho_hist[i] * dotv(&s_hist[i], &d);
+            alpha_buf[i] = a;
+            for (v, y) in d.iter_mut().zip(&y_hist[i]) {
+                *v -= a * y;
+            }
+        }
+        if k > 0 {
+            let gamma = dotv(&s_hist[k - 1], &y_hist[k - 1]) / dotv(&y_hist[k - 1], &y_hist[k - 1]);
+            for v in d.iter_mut() {
+                *v *= gamma;
+            }
+        }
+        for i in 0..k {
+            let b = rho_hist[i] * dotv(&y_hist[i], &d);
+            let a = alpha_buf[i];
+            for (v, s) in d.iter_mut().zip(&s_hist[i]) {
+                *v += (a - b) * s;
+            }
+        }
+        let mut gd = dotv(&g, &d);
+        if gd >= 0.0 || !gd.is_finite() {
+            s_hist.clear();
+            y_hist.clear();
+            rho_hist.clear();
+            for (v, gv) in d.iter_mut().zip(&g) {
+                *v = -gv;
+            }
+            gd = dotv(&g, &d);
+        }
+        // Displacement cap: per molecule |dc| + r |dθ|_1.
+        let mut worst = 0.0f64;
+        for m in 0..sys.n_mov {
+            let v = &d[6 * m..6 * m + 6];
+            let t = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+            let r = sys.radius[m] * (v[3].abs() + v[4].abs() + v[5].abs());
+            worst = worst.max(t + r);
+        }
+        let mut alpha = if worst > MAX_STEP {
+            MAX_STEP / worst
+        } else {
+            1.0
+        };
+        let mut accepted = false;
+        let mut new_stats = stats;
+        for _ in 0..MAX_HALVINGS {
+            for i in 0..nv {
+                xn[i] = x[i] + alpha * d[i];
+            }
+            new_stats = sys.eval(&xn, Some(&mut gn));
+            if new_stats.f <= stats.f + C1 * alpha * gd {
+                accepted = true;
+                break;
+            }
+            alpha *= 0.5;
+        }
+        if !accepted {
+            // Restore positions of the current point for the caller.
+            let st = sys.eval(x, Some(&mut g));
+            return RunResult {
+                iterations: it,
+                stats: st,
+                stalled: true,
+                stopped: false,
+            };
+        }
+        it += 1;
+        // Curvature pair.
+        let mut s_new = if s_hist.len() == MEMORY {
+            s_hist.remove(0)
+        } else {
+            vec![0.0; nv]
+        };
+        let mut y_new = if y_hist.len() == MEMORY {
+            y_hist.remove(0)
+        } else {
+            vec![0.0; nv]
+        };
+        if rho_hist.len() == MEMORY {
+            rho_hist.remove(0);
+        }
+        for i in 0..nv {
+            s_new[i] = xn[i] - x[i];
+            y_new[i] = gn[i] - g[i];
+        }
+        let sy = dotv(&s_new, &y_new);
+        if sy > 1e-12 * dotv(&y_new, &y_new).max(1e-300) {
+            rho_hist.push(1.0 / sy);
+            s_hist.push(s_new);
+            y_hist.push(y_new);
+        }
+        x.copy_from_slice(&xn);
+        std::mem::swap(&mut g, &mut gn);
+        stats = new_stats;
+    }
+}
