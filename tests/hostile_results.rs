@@ -583,15 +583,52 @@ fn deep_nesting_and_junk_are_clean_errors() {
             "{what}: {err}"
         );
     }
-    // Deep nesting where the contract says "ignore" or "drop" is skipped without recursion
-    // (serde_json skips ignored values iteratively): the result stands, the junk is gone.
-    for (what, bytes) in [
-        ("deep warning", nested_warning),
-        ("deep unknown field", nested_unknown),
+    // Deep nesting where the contract says "ignore" or "drop" is refused too: the skipper bounds
+    // its depth for every deserializer, including JavaScript objects.
+    for (what, bytes, field) in [
+        ("deep warning", nested_warning, "warnings[0]"),
+        ("deep unknown field", nested_unknown, "structure.x"),
     ] {
-        let done = interpret_call_bytes("liquid_box", &m, bytes.as_bytes(), &limits).expect(what);
-        assert!(done.warnings.is_empty(), "{what}");
+        let err = interpret_call_bytes("liquid_box", &m, bytes.as_bytes(), &limits)
+            .map(|_| ())
+            .expect_err(what);
+        assert_one_line_naming(&err, field, what);
     }
+    // The same through a parsed value (what a JavaScript object is like): built iteratively,
+    // as no JSON parser would hand over 10 000 levels.
+    let mut deep = json!(1);
+    for _ in 0..10_000 {
+        deep = Value::Array(vec![deep]);
+    }
+    for (what, field) in [
+        ("deep warning value", "warnings[0]"),
+        ("deep unknown value", "structure.x"),
+    ] {
+        let mut result = valid_result();
+        if field == "warnings[0]" {
+            result["structuredContent"]["warnings"] = Value::Array(vec![Value::Null]);
+            std::mem::swap(&mut result["structuredContent"]["warnings"][0], &mut deep);
+        } else {
+            result["structuredContent"]["structure"]["x"] = Value::Null;
+            std::mem::swap(
+                &mut result["structuredContent"]["structure"]["x"],
+                &mut deep,
+            );
+        }
+        let err = interpret_call_value("liquid_box", &m, &result)
+            .map(|_| ())
+            .expect_err(what);
+        assert_one_line_naming(&err, field, what);
+        // Take the deep value back out so that it is dropped once, without recursion, below.
+        let slot = if field == "warnings[0]" {
+            &mut result["structuredContent"]["warnings"][0]
+        } else {
+            &mut result["structuredContent"]["structure"]["x"]
+        };
+        std::mem::swap(slot, &mut deep);
+    }
+    // Dropping 10 000 nested arrays recurses; the test process does not need the memory back.
+    std::mem::forget(deep);
 }
 
 #[test]

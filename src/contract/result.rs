@@ -18,13 +18,13 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use super::marker::Marker;
 use super::structure::{
-    at_path, excerpt, without_position, Int, ListSeed, Nullable, Structure, Text,
+    at_path, excerpt, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
 };
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
@@ -474,7 +474,7 @@ impl<'de> Visitor<'de> for BuilderResultVisitor {
                     );
                 }
                 _ => {
-                    map.next_value::<IgnoredAny>()
+                    map.next_value_seed(Skip::TOP)
                         .map_err(|e| at_path::<A::Error>(&excerpt(&key), e))?;
                 }
             }
@@ -548,12 +548,12 @@ impl<'de> Visitor<'de> for KeepScalar {
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
         Ok(None)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        Skip::TOP.visit_seq(seq)?;
         Ok(None)
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Skip::TOP.visit_map(map)?;
         Ok(None)
     }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 /// §5.1: Builder accepts at most this many atoms per result.
@@ -278,6 +278,87 @@ pub(crate) fn at_path<E: de::Error>(path: &str, error: impl fmt::Display) -> E {
         E::custom(text)
     } else {
         E::custom(format!("{path}: {text}"))
+    }
+}
+
+/// Deepest nesting accepted inside a value that is skipped (unknown fields, dropped warnings).
+pub(crate) const MAX_SKIP_DEPTH: usize = 64;
+
+/// Skips a value of any shape, refusing nesting deeper than [`MAX_SKIP_DEPTH`]. Unlike
+/// `IgnoredAny` this bounds recursion for every deserializer (a JavaScript object through
+/// `serde-wasm-bindgen` has no depth limit of its own).
+#[derive(Clone, Copy)]
+pub(crate) struct Skip {
+    depth: usize,
+}
+
+impl Skip {
+    /// A skipper at the top of the skipped value.
+    pub(crate) const TOP: Skip = Skip { depth: 0 };
+
+    fn deeper<E: de::Error>(self) -> Result<Skip, E> {
+        if self.depth >= MAX_SKIP_DEPTH {
+            Err(E::custom(format!(
+                "nested more than {MAX_SKIP_DEPTH} levels deep"
+            )))
+        } else {
+            Ok(Skip {
+                depth: self.depth + 1,
+            })
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Skip {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = self.deeper()?;
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let inner = self.deeper()?;
+        while map.next_key_seed(inner)?.is_some() {
+            map.next_value_seed(inner)?;
+        }
+        Ok(())
     }
 }
 
@@ -710,7 +791,7 @@ fn read_field<'de, A: MapAccess<'de>>(
         }
         "scalars" => s.scalars = map.next_value_seed(Nullable(ScalarsSeed))?,
         _ => {
-            map.next_value::<IgnoredAny>()
+            map.next_value_seed(Skip::TOP)
                 .map_err(|e| at_path::<A::Error>(&format!("structure.{}", excerpt(key)), e))?;
         }
     }
