@@ -3,11 +3,14 @@
 # checks (benches/result_bench/baseline.js) on a synthetic 500 000-atom liquid box, in one page in
 # headless Chromium. Prints a table and writes artifacts/bench-results.json.
 # Usage: bash scripts/bench-results.sh [runs]   (default 9 timed runs after one warm-up)
+#        bash scripts/bench-results.sh fields   (what each Structure field costs; leaves it out)
 # Builds the package only when pkg/ is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-9}"
+QUERY="runs=$RUNS"
 OUT=artifacts/bench-results.json
+if [ "$RUNS" = fields ]; then QUERY=fields; OUT=artifacts/bench-results-fields.json; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 
 [ -f pkg/megane_builder_client.js ] || bash scripts/build.sh
@@ -30,7 +33,7 @@ python3 benches/result_bench/server.py --root "$PWD" --out "$OUT" >"$TMP/port" &
 SERVER_PID=$!
 for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 PORT="$(head -1 "$TMP/port")"
-URL="http://127.0.0.1:$PORT/benches/result_bench/index.html?runs=$RUNS"
+URL="http://127.0.0.1:$PORT/benches/result_bench/index.html?$QUERY"
 echo "page: $URL"
 
 # setsid: Chromium and its children get their own process group, ended as one in cleanup.
@@ -61,6 +64,13 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 if "error" in r:
     sys.exit("page failed: " + r["error"])
+if "fields" in r:
+    print(f"\n{'left out':<48}{'MiB':>6}{'interpretCall':>15}{'planApply':>11}{'JS':>8}  (median ms)")
+    for row in r["fields"]:
+        print(f"{row['omit']:<48}{row['jsonBytes'] / 2**20:>6.1f}{row['interpretCall']:>15.0f}"
+              f"{row['planApply']:>11.0f}{row['js']:>8.0f}")
+    print(f"\nwritten: {sys.argv[1]}")
+    sys.exit(0)
 m, mem, MB = r["mediansMs"], r["memory"], 1024 * 1024
 print(f"\n{r['atoms']} atoms, {r['bonds']} bonds, {r['jsonBytes']} JSON bytes "
       f"({r['jsonBytes'] / MB:.1f} MiB); median of {r['runs']} runs after a warm-up")

@@ -225,8 +225,39 @@ async function profileMode() {
   log("ready for profiling");
 }
 
-if (new URLSearchParams(location.search).has("profile")) profileMode();
-else main()
+// ?fields: what each Structure field costs, by leaving it out of the body (medians of 5 runs).
+async function fieldsMode() {
+  await init();
+  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const button = parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
+  const variants = [[], ["residueNames"], ["residueIds"], ["residueNames", "residueIds"], ["molecules"],
+    ["bondOrders"], ["bonds"], ["bonds", "molecules", "residueNames", "residueIds"]];
+  const rows = [];
+  for (const omit of variants) {
+    const bytes = new TextEncoder().encode(syntheticLiquidBox(12345, omit).text);
+    const t = { interpretCall: [], planApply: [], js: [] };
+    for (let r = 0; r < 6; r++) {
+      await settle();
+      const w = wasmPath(button, bytes);
+      w.outcome.result.free();
+      await settle();
+      const j = jsPath(button, bytes, false);
+      if (r === 0) continue; // warm-up
+      t.interpretCall.push(w.interpretMs);
+      t.planApply.push(w.planMs);
+      t.js.push(j.ms);
+    }
+    const row = { omit: omit.join("+") || "(nothing)", jsonBytes: bytes.length };
+    for (const k of Object.keys(t)) row[k] = median(t[k]);
+    rows.push(row);
+    log(JSON.stringify(row));
+  }
+  return { fields: rows };
+}
+
+const query = new URLSearchParams(location.search);
+if (query.has("profile")) profileMode();
+else (query.has("fields") ? fieldsMode() : main())
   .catch((e) => ({ error: String(e && e.stack ? e.stack : e) }))
   .then((report) => fetch("/results", { method: "POST", body: JSON.stringify(report) }))
   .then(() => log("posted"));

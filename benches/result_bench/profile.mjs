@@ -64,7 +64,22 @@ try {
   });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`${path}: ${runs} runs, ${wall.toFixed(0)} ms wall, ${total.toFixed(0)} ms sampled`);
+  console.log("self:");
   for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    console.log(`${(ms / Number(runs)).toFixed(1).padStart(9)} ms/run  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`);
+  }
+  // Inclusive time (self + callees) per function: where the time of each stage goes.
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const label = (n) => `${n.callFrame.functionName || "(anonymous)"}  [${n.callFrame.url.split("/").pop() || "native"}]`;
+  const inclusive = new Map();
+  profile.samples.forEach((id, i) => {
+    const seen = new Set();
+    for (let n = id; n !== undefined; n = parent.get(n)) seen.add(label(nodes.get(n)));
+    for (const key of seen) inclusive.set(key, (inclusive.get(key) ?? 0) + (deltas[i + 1] ?? deltas[i]) / 1000);
+  });
+  console.log("\ninclusive:");
+  for (const [name, ms] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
     console.log(`${(ms / Number(runs)).toFixed(1).padStart(9)} ms/run  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${name}`);
   }
   ws.close();

@@ -34,8 +34,9 @@ function unitVector(rand) {
   return [r * Math.cos(phi), r * Math.sin(phi), z];
 }
 
-/** Returns {text, atoms, bonds}: the response body as a string. */
-export function syntheticLiquidBox(seed = 12345) {
+/** Returns {text, atoms, bonds}: the response body as a string. `omit` lists optional Structure
+ *  fields to leave out ("bonds" sends [] and no bondOrders), to see what each field costs. */
+export function syntheticLiquidBox(seed = 12345, omit = []) {
   const rand = prng(seed);
   const molecules = WATERS + 2;
   const side = Math.cbrt(WATERS * WATER_VOLUME);
@@ -85,15 +86,17 @@ export function syntheticLiquidBox(seed = 12345) {
 
   const atoms = elements.length;
   const a = fmt(side);
+  const sent = (field) => !omit.includes(field);
   const structure =
     `{"elements":[${elements.join(",")}],` +
     `"positions":[${positions.join(",")}],` +
     `"cell":[${a},0.0,0.0,0.0,${a},0.0,0.0,0.0,${a}],` +
-    `"bonds":[${bonds.join(",")}],` +
-    `"bondOrders":[${new Array(bonds.length).fill(1).join(",")}],` +
-    `"molecules":[${moleculeIndex.join(",")}],` +
-    `"residueNames":[${residueNames.map((r) => `"${r}"`).join(",")}],` +
-    `"residueIds":[${residueIds.join(",")}]}`;
+    `"bonds":[${sent("bonds") ? bonds.join(",") : ""}]` +
+    (sent("bonds") && sent("bondOrders") ? `,"bondOrders":[${new Array(bonds.length).fill(1).join(",")}]` : "") +
+    (sent("molecules") ? `,"molecules":[${moleculeIndex.join(",")}]` : "") +
+    (sent("residueNames") ? `,"residueNames":[${residueNames.map((r) => `"${r}"`).join(",")}]` : "") +
+    (sent("residueIds") ? `,"residueIds":[${residueIds.join(",")}]` : "") +
+    "}";
   const summary =
     `Liquid box: ${WATERS} water, 1 Na+ and 1 Cl- in a ${(side / 10).toFixed(1)} nm box ` +
     `(1 g/cm³, ${atoms} atoms).`;
@@ -105,5 +108,5 @@ export function syntheticLiquidBox(seed = 12345) {
     `"warnings":[],"provenance":{"packmol":"21.2.3","rdkit":"2026.03.6",` +
     `"megane-builder-tools":"0.1.0","seed":"${seed}"}},` +
     `"isError":false,"resultType":"complete"}}`;
-  return { text, atoms, bonds: bonds.length };
+  return { text, atoms, bonds: sent("bonds") ? bonds.length : 0 };
 }
