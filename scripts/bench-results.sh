@@ -4,6 +4,7 @@
 # headless Chromium. Prints a table and writes artifacts/bench-results.json.
 # Usage: bash scripts/bench-results.sh [runs]   (default 9 timed runs after one warm-up)
 #        bash scripts/bench-results.sh fields   (what each Structure field costs; leaves it out)
+#        bash scripts/bench-results.sh profile [wasm|js|jsFull] [runs]   (CPU profile by function)
 # Builds the package only when pkg/ is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ RUNS="${1:-9}"
 QUERY="runs=$RUNS"
 OUT=artifacts/bench-results.json
 if [ "$RUNS" = fields ]; then QUERY=fields; OUT=artifacts/bench-results-fields.json; fi
+if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 
 [ -f pkg/megane_builder_client.js ] || bash scripts/build.sh
@@ -35,6 +37,12 @@ for _ in $(seq 50); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 PORT="$(head -1 "$TMP/port")"
 URL="http://127.0.0.1:$PORT/benches/result_bench/index.html?$QUERY"
 echo "page: $URL"
+
+if [ "$RUNS" = profile ]; then
+  node --experimental-websocket --no-warnings benches/result_bench/profile.mjs \
+    "http://127.0.0.1:$PORT" "${2:-wasm}" "${3:-3}"
+  exit 0
+fi
 
 # setsid: Chromium and its children get their own process group, ended as one in cleanup.
 setsid /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
@@ -87,7 +95,8 @@ runs = dict(r["timesMs"], wasmInterpretCall=r["wasmSplitMs"]["interpretCall"],
             wasmPlanApply=r["wasmSplitMs"]["planApply"])
 for label, key in rows:
     print(f"{label:<44}{m[key]:>10.0f}   {' '.join(f'{t:.0f}' for t in runs[key])}")
-print(f"ratio wasm / JS: {r['ratio']:.2f}  (goal <= 0.33);  vs full-Snapshot JS: {r['ratioVsFullSnapshot']:.2f}")
+print(f"ratio wasm / JS: {r['ratio']:.2f}  (goal <= 0.33);  vs full-Snapshot JS: {r['ratioVsFullSnapshot']:.2f};"
+      f"  median of per-round ratios: {r['ratioPerRoundMedian']:.2f}")
 yn = lambda b: "counted" if b else "not counted"
 print(f"\npeak memory (usedJSHeapSize deltas; ArrayBuffers {yn(mem['heapCountsArrayBuffers'])}, "
       f"wasm memory {yn(mem['heapCountsWasmMemory'])} in usedJSHeapSize):")

@@ -198,6 +198,8 @@ async function main() {
       wasmPlanApply: median(wasmSplit.planApply),
     },
     ratio: medians.wasm / medians.js,
+    // Load on a shared machine drifts: the ratio within each round (runs side by side), median.
+    ratioPerRoundMedian: median(times.wasm.map((w, r) => w / times.js[r])),
     ratioVsFullSnapshot: medians.wasm / medians.jsFull,
     memory: memoryReport,
   };

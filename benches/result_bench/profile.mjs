@@ -1,9 +1,10 @@
-// CPU profile of one path of the result benchmark, by wasm/JS function (self time), via the
-// Chrome DevTools Protocol. Needs the server of bench-results.sh running; usage:
-//   node --experimental-websocket benches/result_bench/profile.mjs <page-origin> [wasm|js|jsFull] [runs]
-// Launches /usr/bin/chromium itself (headless) and ends it when done.
+// CPU profile of one path of the result benchmark, by wasm/JS function (self and inclusive
+// time), via the Chrome DevTools Protocol. Run it through the script, which starts the server:
+//   bash scripts/bench-results.sh profile [wasm|js|jsFull] [runs]
+// Launches /usr/bin/chromium itself (headless) and ends it when done. Node 20 needs
+// --experimental-websocket for the WebSocket client.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, readFileSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -85,4 +86,6 @@ try {
   ws.close();
 } finally {
   chrome.kill();
+  await sleep(500);
+  rmSync(profileDir, { recursive: true, force: true });
 }
