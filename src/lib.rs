@@ -8,6 +8,7 @@
 
 pub mod chem;
 pub mod contract;
+pub mod offline;
 pub mod pack;
 
 #[cfg(target_arch = "wasm32")]

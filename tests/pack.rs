@@ -3,6 +3,7 @@
 //! Every packing result is judged by an independent brute-force O(N²)
 //! minimum-image check written here, not by the library's own report.
 
+#![cfg(not(target_arch = "wasm32"))]
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

@@ -1,0 +1,121 @@
+//! The `tools/list` of the in-page offline tools: the same shapes as the reference server's
+//! `liquid_box` and `solvate` (contract §12.1, §12.3), so discovery, forms, validation and the
+//! apply path treat them exactly like remote tools.
+
+use serde_json::{json, Value};
+
+/// §4.2 molecule schema, with the reference server's limits.
+fn molecule_schema() -> Value {
+    json!({
+        "type": "object",
+        "title": "Molecule",
+        "description": "A molecule from the Builder library: a V2000 mol block with explicit hydrogens and 3D coordinates in Å.",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 128, "title": "Name"},
+            "molblock": {"type": "string", "description": "V2000 mol block, explicit H, 3D, Å.", "title": "Molblock"},
+            "smiles": {"type": "string", "description": "SMILES (cannot be embedded offline; a mol block is needed).", "title": "Smiles"}
+        },
+        "required": ["name"],
+        "anyOf": [{"required": ["molblock"]}, {"required": ["smiles"]}]
+    })
+}
+
+/// §5.1 Structure schema for the document argument.
+fn structure_schema() -> Value {
+    json!({
+        "type": "object",
+        "title": "Structure",
+        "properties": {
+            "elements": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 118}},
+            "positions": {"type": "array", "items": {"type": "number"}},
+            "cell": {"anyOf": [{"type": "array", "items": {"type": "number"}, "minItems": 9, "maxItems": 9}, {"type": "null"}]},
+            "bonds": {"type": "array", "items": {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 2, "maxItems": 2}},
+            "bondOrders": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "null"}]}
+        },
+        "required": ["elements", "positions", "cell", "bonds"]
+    })
+}
+
+fn seed() -> Value {
+    json!({"type": "integer", "minimum": 0, "x-megane-widget": "seed", "title": "Seed",
+           "description": "Random seed; the same seed gives the same result."})
+}
+
+fn density() -> Value {
+    json!({"type": "number", "exclusiveMinimum": 0, "maximum": 5, "default": 1.0, "title": "Density", "x-megane-unit": "g/cm3"})
+}
+
+fn tolerance() -> Value {
+    json!({"type": "number", "minimum": 1.0, "maximum": 4.0, "default": 2.0, "title": "Minimum distance", "x-megane-unit": "angstrom"})
+}
+
+/// §12.1 `liquid_box`, served in the page.
+pub fn liquid_box() -> Value {
+    json!({
+        "name": "liquid_box",
+        "title": "Liquid box",
+        "description": "Fill a periodic box with molecules at a target density, in this page with no server. Give each component and its number of copies; the box is sized so that the mixture has the requested density (g/cm³), and every atom of one molecule is at least the minimum distance from every atom of another, across periodic boundaries.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "components": {
+                    "type": "array", "title": "Components", "minItems": 1, "maxItems": 8,
+                    "items": {"$ref": "#/$defs/Component"}
+                },
+                "seed": seed(),
+                "density": density(),
+                "shape": {"type": "string", "enum": ["cubic", "orthorhombic"], "default": "cubic", "title": "Box shape"},
+                "aspect": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}, "minItems": 3, "maxItems": 3,
+                           "default": [1.0, 1.0, 1.0], "title": "Aspect ratio a:b:c", "description": "Used for orthorhombic boxes."},
+                "tolerance": tolerance()
+            },
+            "required": ["components", "seed"],
+            "$defs": {
+                "Molecule": molecule_schema(),
+                "Component": {
+                    "type": "object", "title": "Component",
+                    "description": "One species of the mixture and how many copies of it to pack.",
+                    "properties": {
+                        "molecule": {"$ref": "#/$defs/Molecule", "x-megane-widget": "molecule"},
+                        "count": {"type": "integer", "minimum": 1, "maximum": 500000, "title": "Count", "examples": [100], "x-megane-unit": "count"}
+                    },
+                    "required": ["molecule", "count"]
+                }
+            }
+        },
+        "annotations": {"title": "Liquid box", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        "_meta": {"io.github.megane-labs/builder": {
+            "contract": 1, "category": "bulk", "apply": "new_document", "document": "none", "stochastic": true, "expectedSeconds": 5
+        }}
+    })
+}
+
+/// §12.3 `solvate`, served in the page.
+pub fn solvate() -> Value {
+    json!({
+        "name": "solvate",
+        "title": "Solvate",
+        "description": "Fill the empty space of the open structure's cell with solvent molecules, in this page with no server. The number of solvent molecules is chosen so that the solvent has the requested density (g/cm³) in the part of the cell not taken by the existing atoms' van der Waals spheres. Only the added solvent is returned; the open structure is not changed. Needs an orthorhombic cell.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "document": {"$ref": "#/$defs/Structure", "x-megane-widget": "document"},
+                "solvent": {"$ref": "#/$defs/Molecule", "x-megane-widget": "molecule", "title": "Solvent"},
+                "seed": seed(),
+                "density": density(),
+                "tolerance": tolerance()
+            },
+            "required": ["document", "solvent", "seed"],
+            "$defs": {"Molecule": molecule_schema(), "Structure": structure_schema()}
+        },
+        "annotations": {"title": "Solvate", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        "_meta": {"io.github.megane-labs/builder": {
+            "contract": 1, "category": "solvation", "apply": "insert", "document": "required", "stochastic": true, "expectedSeconds": 5
+        }}
+    })
+}
+
+/// The offline server's `tools/list` result.
+pub fn tools_list() -> Value {
+    json!({"tools": [liquid_box(), solvate()]})
+}
