@@ -226,16 +226,23 @@ fn describe_json_error(e: &serde_json::Error) -> String {
 /// Keeps a message that starts with a field path (`structure.bonds[3]: …`); prefixes `result: `
 /// to one that does not (serde's own `invalid type: …` for a wrong top-level shape).
 fn with_field_path(message: String) -> String {
-    let path = message.split(": ").next().unwrap_or("");
-    let is_path = !path.is_empty()
-        && path != message
-        && path
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_' | '-'));
-    if is_path {
+    if starts_with_field_path(&message) {
         message
     } else {
         format!("result: {message}")
+    }
+}
+
+/// Whether `message` starts with `<path>: `, a path being letters, digits and `._-[]`.
+fn starts_with_field_path(message: &str) -> bool {
+    match message.split_once(": ") {
+        Some((path, _)) => {
+            !path.is_empty()
+                && path
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_' | '-'))
+        }
+        None => false,
     }
 }
 
@@ -344,7 +351,11 @@ struct CallResultFields {
     content: Option<Vec<ContentItem>>,
     #[serde(default, rename = "isError", deserialize_with = "is_error_field")]
     is_error: Option<bool>,
-    #[serde(default, rename = "structuredContent")]
+    #[serde(
+        default,
+        rename = "structuredContent",
+        deserialize_with = "structured_content_field"
+    )]
     structured_content: Option<BuilderResult>,
     #[serde(default, deserialize_with = "envelope_result_field")]
     result: Option<Box<CallResultWire>>,
@@ -403,6 +414,22 @@ fn content_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<ContentIt
     Option::<Vec<ContentItem>>::deserialize(d).map_err(|e| at_path("content", e))
 }
 
+/// Errors inside the BuilderResult already name their field (`structure.bonds[3]: …`); a wrong
+/// shape of `structuredContent` itself gets its name.
+fn structured_content_field<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<BuilderResult>, D::Error> {
+    Option::<BuilderResult>::deserialize(d).map_err(|e| {
+        let text = e.to_string();
+        let text = without_position(&text);
+        if starts_with_field_path(text) {
+            de::Error::custom(text)
+        } else {
+            de::Error::custom(format!("structuredContent: {text}"))
+        }
+    })
+}
+
 fn is_error_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     Option::<bool>::deserialize(d).map_err(|e| at_path("isError", e))
 }
@@ -431,7 +458,7 @@ impl<'de> Visitor<'de> for BuilderResultVisitor {
     type Value = BuilderResult;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("structuredContent to be a BuilderResult object (§5)")
+        f.write_str("a BuilderResult object (§5)")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BuilderResult, A::Error> {
@@ -460,16 +487,19 @@ impl<'de> Visitor<'de> for BuilderResultVisitor {
                 }
                 "warnings" => {
                     once(warnings.is_some(), "warnings")?;
-                    let raw = map.next_value_seed(Nullable(ListSeed {
-                        path: "warnings",
-                        convert: |w: MaybeString| Ok(w.0),
-                    }))?;
+                    let raw = map
+                        .next_value_seed(Nullable(ListSeed {
+                            path: "warnings",
+                            convert: |w: MaybeString| Ok(w.0),
+                        }))
+                        .map_err(|e| at_path::<A::Error>("warnings", e))?;
                     warnings = Some(raw.unwrap_or_default().into_iter().flatten().collect());
                 }
                 "provenance" => {
                     once(provenance.is_some(), "provenance")?;
                     provenance = Some(
-                        map.next_value_seed(Nullable(ProvenanceSeed))?
+                        map.next_value_seed(Nullable(ProvenanceSeed))
+                            .map_err(|e| at_path::<A::Error>("provenance", e))?
                             .unwrap_or_default(),
                     );
                 }
@@ -572,7 +602,7 @@ struct ProvenanceVisitor;
 impl<'de> Visitor<'de> for ProvenanceVisitor {
     type Value = Map<String, Value>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("provenance to be an object of strings and numbers")
+        f.write_str("an object of strings and numbers")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = Map::new();

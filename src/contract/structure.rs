@@ -470,7 +470,7 @@ struct ListVisitor<'p, R, T> {
 impl<'de, R: Deserialize<'de>, T> Visitor<'de> for ListVisitor<'_, R, T> {
     type Value = Vec<T>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(f, "{} to be an array", self.seed.path)
+        f.write_str("an array")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
         let path = self.seed.path;
@@ -605,7 +605,7 @@ struct ScalarsVisitor;
 impl<'de> Visitor<'de> for ScalarsVisitor {
     type Value = BTreeMap<String, Vec<f64>>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("structure.scalars to be an object of number arrays")
+        f.write_str("an object of number arrays")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut out = BTreeMap::new();
@@ -645,7 +645,7 @@ impl<'de> Visitor<'de> for StructureVisitor {
     type Value = Structure;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("structure to be a Structure object (§5.1)")
+        f.write_str("a Structure object (§5.1)")
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Structure, A::Error> {
@@ -671,7 +671,8 @@ impl<'de> Visitor<'de> for StructureVisitor {
                 }
                 None => {}
             }
-            read_field(&mut map, &key, &mut s)?;
+            read_field(&mut map, &key, &mut s)
+                .map_err(|e| at_path::<A::Error>(&format!("structure.{}", excerpt(&key)), e))?;
         }
         for (present, name) in [
             (seen.elements, "elements"),
