@@ -899,3 +899,81 @@ proptest! {
         }
     }
 }
+
+// --------------------------------------------------------------------------------------------
+// The repeat check (§5.2) against a brute-force minimum-image search.
+// --------------------------------------------------------------------------------------------
+
+fn structure(positions: Vec<f64>, cell: Option<[f64; 9]>) -> Structure {
+    Structure {
+        elements: vec![8; positions.len() / 3],
+        positions,
+        cell,
+        ..Structure::default()
+    }
+}
+
+/// Smallest distance between `a` and any periodic image of `b` (images −2..2 per axis), in Å.
+fn brute_force_distance(a: &[f64], b: &[f64], cell: Option<&[f64; 9]>) -> f64 {
+    let range: &[f64] = if cell.is_some() {
+        &[-2.0, -1.0, 0.0, 1.0, 2.0]
+    } else {
+        &[0.0]
+    };
+    let c = cell.copied().unwrap_or([0.0; 9]);
+    let mut best = f64::INFINITY;
+    for &i in range {
+        for &j in range {
+            for &k in range {
+                let shift = [0, 1, 2].map(|x| i * c[x] + j * c[3 + x] + k * c[6 + x]);
+                let d: f64 = (0..3)
+                    .map(|x| (a[x] - b[x] - shift[x]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                best = best.min(d);
+            }
+        }
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn repeat_check_matches_brute_force(
+        lengths in proptest::array::uniform3(3.0f64..12.0),
+        tilt in proptest::array::uniform3(-1.5f64..1.5),
+        periodic in any::<bool>(),
+        doc in proptest::collection::vec(proptest::array::uniform3(0.0f64..1.0), 1..20),
+        picks in proptest::collection::vec((any::<usize>(), proptest::array::uniform3(-0.12f64..0.12), proptest::array::uniform3(-1i32..=1)), 1..10),
+    ) {
+        let cell = [lengths[0], 0.0, 0.0, tilt[0], lengths[1], 0.0, tilt[1], tilt[2], lengths[2]];
+        let to_cartesian = |s: [f64; 3]| [0, 1, 2].map(|x| s[0] * cell[x] + s[1] * cell[3 + x] + s[2] * cell[6 + x]);
+        let doc_positions: Vec<f64> = doc.iter().flat_map(|s| to_cartesian(*s)).collect();
+        // Result atoms near document atoms, some moved by whole cell vectors.
+        let mut added = Vec::new();
+        for (pick, offset, image) in &picks {
+            let base = &doc_positions[3 * (pick % doc.len())..][..3];
+            let shift = to_cartesian(image.map(f64::from));
+            added.extend((0..3).map(|x| base[x] + offset[x] + shift[x]));
+        }
+        let doc_cell = periodic.then_some(cell);
+        let closest = added
+            .chunks_exact(3)
+            .flat_map(|a| doc_positions.chunks_exact(3).map(move |b| (a, b)))
+            .map(|(a, b)| brute_force_distance(a, b, doc_cell.as_ref()))
+            .fold(f64::INFINITY, f64::min);
+        prop_assume!((closest - 0.1).abs() > 1e-9);
+        let result = megane_builder_client::contract::result::BuilderResult {
+            contract: 1,
+            name: "probe".into(),
+            structure: structure(added, doc_cell),
+            warnings: vec![],
+            provenance: Default::default(),
+        };
+        let document = structure(doc_positions, doc_cell);
+        let outcome = plan_apply(&marker(Apply::Insert), &result, Some(&document), &[]);
+        prop_assert_eq!(outcome.is_err(), closest < 0.1, "closest {} → {:?}", closest, outcome.err());
+    }
+}
