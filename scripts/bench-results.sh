@@ -5,11 +5,12 @@
 # Usage: bash scripts/bench-results.sh [runs]   (default 9 timed runs after one warm-up)
 #        bash scripts/bench-results.sh fields   (what each Structure field costs; leaves it out)
 #        bash scripts/bench-results.sh profile [wasm|js|jsFull] [runs]   (CPU profile by function)
-# Builds the package only when pkg/ is missing.
+# Builds the package only when pkg/ is missing. BENCH_PKG=artifacts/<dir> measures another build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-9}"
 QUERY="runs=$RUNS"
+[ -n "${BENCH_PKG:-}" ] && QUERY="$QUERY&pkg=/${BENCH_PKG#/}"
 OUT=artifacts/bench-results.json
 if [ "$RUNS" = fields ]; then QUERY=fields; OUT=artifacts/bench-results-fields.json; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
@@ -80,7 +81,7 @@ if "fields" in r:
     print(f"\nwritten: {sys.argv[1]}")
     sys.exit(0)
 m, mem, MB = r["mediansMs"], r["memory"], 1024 * 1024
-print(f"\n{r['atoms']} atoms, {r['bonds']} bonds, {r['jsonBytes']} JSON bytes "
+print(f"\npackage {r['pkg']}: {r['atoms']} atoms, {r['bonds']} bonds, {r['jsonBytes']} JSON bytes "
       f"({r['jsonBytes'] / MB:.1f} MiB); median of {r['runs']} runs after a warm-up")
 print(f"{'path':<44}{'median ms':>10}   runs (ms)")
 rows = [

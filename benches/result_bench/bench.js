@@ -3,7 +3,9 @@
 // Query: ?runs=7 (timed runs after one warm-up). Chromium flags: --js-flags=--expose-gc and
 // --enable-precise-memory-info make the memory figures exact.
 
-import init, { parseToolList, interpretCall, planApply } from "/pkg/megane_builder_client.js";
+// ?pkg=/artifacts/other-build compares another build of the package (default /pkg).
+const PKG = new URLSearchParams(location.search).get("pkg") ?? "/pkg";
+const { default: init, parseToolList, interpretCall, planApply } = await import(`${PKG}/megane_builder_client.js`);
 import { interpretAndPlan } from "./baseline.js";
 import { syntheticLiquidBox } from "./synthetic.js";
 
@@ -188,6 +190,7 @@ async function main() {
     bonds,
     jsonBytes: bytes.length,
     runs: RUNS,
+    pkg: PKG,
     userAgent: navigator.userAgent,
     crossCheck: { identical: problems.length === 0, problems },
     timesMs: times,
