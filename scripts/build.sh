@@ -6,6 +6,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 wasm-pack build --target web --release --mode no-install --weak-refs --out-dir pkg --out-name megane_builder_client
 WASM=pkg/megane_builder_client_bg.wasm
+# The hand-written JS modules of the package (offline tools in a Worker), listed in package.json.
+cp src/js/*.js src/js/*.d.ts pkg/
+node -e '
+const fs = require("fs"); const p = "pkg/package.json"; const pkg = JSON.parse(fs.readFileSync(p, "utf8"));
+const extra = fs.readdirSync("src/js"); pkg.files = [...new Set([...(pkg.files || []), ...extra])];
+fs.writeFileSync(p, JSON.stringify(pkg, null, 2) + "\n");'
 OPT=tests/node/node_modules/.bin/wasm-opt
 if [ "${WASM_OPT:-0}" = 1 ]; then
   if [ ! -x "$OPT" ]; then (cd tests/node && npm ci --no-audit --no-fund --loglevel=error); fi
@@ -14,3 +20,11 @@ if [ "${WASM_OPT:-0}" = 1 ]; then
   mv "$WASM.opt" "$WASM"
 fi
 echo "pkg size: $(stat -c %s "$WASM") bytes raw, $(gzip -9 -c "$WASM" | wc -c) bytes gzip ($WASM, wasm-opt ${WASM_OPT:-0})"
+
+# Stage the demo page: the package and, where ../shared exists, sample data (both git-ignored).
+rm -rf www/pkg && cp -r pkg www/pkg
+if [ -d ../shared/fixtures ]; then
+  mkdir -p www/samples/molecules
+  cp ../shared/fixtures/megane-recorded/*.json www/samples/
+  cp ../shared/fixtures/molecules/*.mol www/samples/molecules/
+fi

@@ -6,13 +6,6 @@ cd "$(dirname "$0")/.."
 PORT="${1:-${PORT:-8080}}"
 bash scripts/setup.sh
 WASM_OPT=1 bash scripts/build.sh
-rm -rf www/pkg && cp -r pkg www/pkg
-# Sample data for the playground: the recorded reference tools and the library molecules.
-if [ -d ../shared/fixtures ]; then
-  mkdir -p www/samples/molecules
-  cp ../shared/fixtures/megane-recorded/*.json www/samples/
-  cp ../shared/fixtures/molecules/*.mol www/samples/molecules/
-fi
 echo
 echo "Open http://127.0.0.1:$PORT/ (Ctrl-C stops the server)"
 exec python3 scripts/serve.py --port "$PORT" --root www

@@ -21,9 +21,14 @@ cargo test --all-targets
 step "JS API in headless Chromium (wasm-pack test --headless --chrome)"
 wasm-pack test --headless --chrome --mode no-install -- --test web
 
-step "TypeScript consumer (tsc --strict --noEmit)"
+step "release package (wasm-pack build --target web)"
 bash scripts/build.sh
+
+step "TypeScript consumer (tsc --strict --noEmit)"
 (cd tests/node && npx --no-install tsc -p tsconfig.json)
+
+step "package and page in headless Chromium (node --test, playwright-core)"
+(cd tests/node && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)
 
 echo
 echo "all test steps passed"

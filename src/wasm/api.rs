@@ -408,3 +408,50 @@ impl JsMolecule {
         }
     }
 }
+
+/// The offline tools' `tools/list` result (`liquid_box`, `solvate`), for `parseToolList`.
+#[wasm_bindgen(js_name = offlineToolsList, unchecked_return_type = "{tools: unknown[]}")]
+pub fn offline_tools_list() -> Result<JsValue, JsError> {
+    to_js(&crate::offline::definitions::tools_list())
+}
+
+/// Runs an offline tool here (call it inside a Worker: it blocks until packing ends) and returns
+/// the CallToolResult as JSON bytes for `interpretCall`. `onProgress(fraction, message)` is called
+/// as packing advances. A tool error is an `isError` result, never a throw.
+#[wasm_bindgen(js_name = offlineCall)]
+pub fn offline_call(
+    name: &str,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
+    #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string) => void) | null | undefined")]
+    on_progress: JsValue,
+) -> Result<Uint8Array, JsError> {
+    let args: Value = from_js_or_default(args, "args")?;
+    let callback = on_progress.dyn_into::<js_sys::Function>().ok();
+    PROGRESS_CALLBACK.with(|slot| *slot.borrow_mut() = callback);
+    let report = |fraction: f64, message: &str| {
+        PROGRESS_CALLBACK.with(|slot| {
+            if let Some(f) = slot.borrow().as_ref() {
+                let _ = f.call2(
+                    &JsValue::NULL,
+                    &JsValue::from_f64(fraction),
+                    &JsValue::from_str(message),
+                );
+            }
+        })
+    };
+    let control = crate::pack::PackControl {
+        cancel: None,
+        progress: Some(&report),
+    };
+    let response = crate::offline::call_tool(name, &args, &control);
+    PROGRESS_CALLBACK.with(|slot| slot.borrow_mut().take());
+    let bytes = serde_json::to_vec(&response).map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(Uint8Array::from(bytes.as_slice()))
+}
+
+thread_local! {
+    /// The JS progress callback of the running offline call. The packer wants a `Sync` callback
+    /// (rayon); a capture-free closure reading this thread-local is one, and a call from any other
+    /// thread finds no callback and does nothing.
+    static PROGRESS_CALLBACK: std::cell::RefCell<Option<js_sys::Function>> = const { std::cell::RefCell::new(None) };
+}

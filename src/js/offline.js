@@ -1,0 +1,96 @@
+// The offline tools (liquid_box, solvate) as a ToolServer, like a remote one: the same toolbox,
+// call(name, args, {onProgress, signal, timeoutMs}) → the contract core's interpretation. Packing
+// runs in a module Worker so the page never freezes. Cancel and timeout terminate the worker (a
+// blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one.
+import { callTimeoutMs, interpretCall, offlineToolsList, parseToolList } from "./megane_builder_client.js";
+
+const SERVER_NAME = "megane-builder-client (offline)";
+
+/** @param {{serverId?: string, wasmUrl?: string | URL, workerUrl?: string | URL}} [options] */
+export function offlineTools(options = {}) {
+  const toolbox = parseToolList(offlineToolsList(), options.serverId ?? "offline");
+  const workerUrl = options.workerUrl ?? new URL("./offline-worker.js", import.meta.url);
+  let worker = null;
+  let ready = null;
+  let sequence = 0;
+
+  function stopWorker() {
+    if (worker) worker.terminate();
+    worker = null;
+    ready = null;
+  }
+
+  function startWorker() {
+    worker = new Worker(workerUrl, { type: "module", name: "megane-builder-offline" });
+    const current = worker;
+    ready = new Promise((resolve, reject) => {
+      const onMessage = (event) => {
+        if (event.data?.type === "ready") { cleanup(); resolve(); }
+        else if (event.data?.type === "init-error") { cleanup(); reject(new Error(event.data.error)); }
+      };
+      const onError = (event) => { cleanup(); reject(new Error(event.message || "the worker script did not load")); };
+      const cleanup = () => { current.removeEventListener("message", onMessage); current.removeEventListener("error", onError); };
+      current.addEventListener("message", onMessage);
+      current.addEventListener("error", onError);
+    });
+    worker.postMessage({ type: "init", wasmUrl: options.wasmUrl ? String(options.wasmUrl) : null });
+    return ready;
+  }
+
+  async function call(name, args, { onProgress, signal, timeoutMs } = {}) {
+    const button = toolbox.buttons.find((b) => b.name === name);
+    if (!button) return { ok: false, error: `Unknown tool: ${name}` };
+    if (signal?.aborted) return { ok: false, error: "Cancelled.", cancelled: true };
+    try {
+      await (ready ?? startWorker());
+    } catch (error) {
+      stopWorker();
+      return { ok: false, error: `The offline tools could not start: ${error.message}` };
+    }
+    const id = ++sequence;
+    const current = worker;
+    const limit = timeoutMs ?? callTimeoutMs(button.marker.expectedSeconds);
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (outcome, kill) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        current.removeEventListener("message", onMessage);
+        current.removeEventListener("error", onError);
+        signal?.removeEventListener("abort", onAbort);
+        if (kill && worker === current) stopWorker();
+        resolve(outcome);
+      };
+      const onMessage = (event) => {
+        const message = event.data;
+        if (message?.id !== id) return;
+        if (message.type === "progress") onProgress?.(message.fraction, message.message);
+        else if (message.type === "result") finish(interpretCall(button, message.bytes), false);
+      };
+      const onError = (event) => finish({ ok: false, error: `The offline tool failed: ${event.message || "worker error"}` }, true);
+      const onAbort = () => finish({ ok: false, error: "Cancelled.", cancelled: true }, true);
+      const timer = setTimeout(
+        () => finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true),
+        limit,
+      );
+      current.addEventListener("message", onMessage);
+      current.addEventListener("error", onError);
+      signal?.addEventListener("abort", onAbort);
+      current.postMessage({ type: "call", id, name, args });
+    });
+  }
+
+  return {
+    serverName: SERVER_NAME,
+    serverVersion: null,
+    protocolVersion: null,
+    url: null,
+    instructions: "Offline tools computed in this page: no structure leaves the browser.",
+    toolbox,
+    notices: [],
+    call,
+    async refreshTools() { return toolbox; },
+    async close() { stopWorker(); },
+  };
+}

@@ -1,0 +1,46 @@
+// Shared set-up of the browser tests: a static server for the repository root (scripts/serve.py:
+// strict CSP, cross-origin isolation) and Debian's headless Chromium driven by playwright-core.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const SHARED = join(ROOT, "..", "shared");
+
+export function molblock(name) {
+  return readFileSync(join(SHARED, "fixtures", "molecules", `${name}.mol`), "utf8");
+}
+
+/** Starts scripts/serve.py on a free port; resolves to {url, stop}. */
+export async function startServer(root = ROOT) {
+  const port = 18000 + Math.floor(Math.random() * 2000);
+  const child = spawn("python3", [join(ROOT, "scripts", "serve.py"), "--port", String(port), "--root", root], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => { if (String(chunk).includes("serving")) resolve(); });
+    child.on("exit", (code) => reject(new Error(`serve.py exited with ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
+}
+
+/** Launches Debian's Chromium headless with the flags this machine needs (no background traffic). */
+export async function launchBrowser() {
+  return chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+  });
+}
+
+/** A page on the test server that reports console errors and page errors to `errors`. */
+export async function openPage(browser, url, errors = []) {
+  const page = await browser.newPage();
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => {
+    if (m.type() === "error" && !m.location().url.endsWith("/favicon.ico")) errors.push(`${m.text()} (${m.location().url})`);
+  });
+  await page.goto(url);
+  return page;
+}

@@ -1,0 +1,114 @@
+// offlineTools() in headless Chromium: a liquid box built in a Worker with progress events, the
+// result interpreted and planned by the same contract path, a cancelled call, and solvate.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { launchBrowser, molblock, openPage, startServer } from "./harness.mjs";
+
+let server, browser, page;
+const errors = [];
+
+before(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+  page = await openPage(browser, `${server.url}/tests/node/pages/blank.html`, errors);
+  await page.evaluate(async () => {
+    const pkg = await import("/pkg/megane_builder_client.js");
+    await pkg.default();
+    window.pkg = pkg;
+    window.offline = await import("/pkg/offline.js");
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+test("a 100-water box is built in a Worker with progress, then planned as a new document", async () => {
+  const outcome = await page.evaluate(async (water) => {
+    const tools = window.offline.offlineTools();
+    const button = tools.toolbox.buttons.find((b) => b.name === "liquid_box");
+    const context = { library: [{ name: "water", molblock: water }], randomSeed: 5 };
+    const built = window.pkg.buildArguments(button, window.pkg.initialValues(button, context), context);
+    const progress = [];
+    const t0 = performance.now();
+    const result = await tools.call("liquid_box", built.arguments, { onProgress: (f, m) => progress.push([f, m]) });
+    const ms = performance.now() - t0;
+    if (!result.ok) return { error: result.error };
+    const planned = window.pkg.planApply(button, result.result, null, {});
+    await tools.close();
+    return {
+      ms, summary: result.summary, warnings: result.warnings, progress,
+      mode: planned.plan.mode, atoms: planned.plan.snapshot.nAtoms,
+      positionsType: planned.plan.snapshot.positions.constructor.name,
+      mainThreadIsolated: self.crossOriginIsolated,
+    };
+  }, molblock("water"));
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.equal(outcome.mode, "new_document");
+  assert.equal(outcome.atoms, 300);
+  assert.equal(outcome.positionsType, "Float32Array");
+  assert.match(outcome.summary, /^Liquid box: 100 water in a 14\.4 x 14\.4 x 14\.4 Å box/);
+  assert.deepEqual(outcome.warnings, []);
+  assert.ok(outcome.progress.length >= 2, `progress events: ${JSON.stringify(outcome.progress)}`);
+  const fractions = outcome.progress.map(([f]) => f);
+  assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), "progress only moves forward");
+  assert.ok(fractions.every((f) => f >= 0 && f <= 1));
+  assert.ok(outcome.progress.every(([, m]) => typeof m === "string" && m.length > 0));
+  console.log(`100 water: ${outcome.ms.toFixed(0)} ms in the Worker (${outcome.progress.length} progress events)`);
+});
+
+test("cancel stops a large box mid-run, and the next call still works", async () => {
+  const outcome = await page.evaluate(async (water) => {
+    const tools = window.offline.offlineTools();
+    const molecule = { name: "water", molblock: water };
+    const controller = new AbortController();
+    let firstProgress = null;
+    const t0 = performance.now();
+    const big = tools.call("liquid_box", { components: [{ molecule, count: 60000 }], seed: 1 }, {
+      signal: controller.signal,
+      onProgress: () => { if (firstProgress === null) { firstProgress = performance.now() - t0; controller.abort(); } },
+    });
+    const safety = setTimeout(() => controller.abort(), 5000);
+    const cancelled = await big;
+    clearTimeout(safety);
+    const cancelMs = performance.now() - t0;
+    const small = await tools.call("liquid_box", { components: [{ molecule, count: 10 }], seed: 2, density: 0.5 });
+    await tools.close();
+    return { cancelled, cancelMs, firstProgress, small: small.ok ? small.result.atomCount : small.error };
+  }, molblock("water"));
+  assert.equal(outcome.cancelled.ok, false);
+  assert.equal(outcome.cancelled.cancelled, true);
+  assert.equal(outcome.small, 30);
+  console.log(`cancel: first progress after ${outcome.firstProgress?.toFixed(0)} ms, cancelled after ${outcome.cancelMs.toFixed(0)} ms`);
+});
+
+test("solvate inserts only solvent, and tool errors come back as one line", async () => {
+  const outcome = await page.evaluate(async (water) => {
+    const tools = window.offline.offlineTools();
+    const button = tools.toolbox.buttons.find((b) => b.name === "solvate");
+    const document = { elements: [8, 1, 1], positions: [5, 5, 5, 5.96, 5, 5, 4.76, 5.93, 5], cell: [10, 0, 0, 0, 10, 0, 0, 0, 10], bonds: [[0, 1], [0, 2]] };
+    const context = { library: [{ name: "water", molblock: water }], document, randomSeed: 9 };
+    const built = window.pkg.buildArguments(button, window.pkg.initialValues(button, context), context);
+    const result = await tools.call("solvate", built.arguments);
+    const planned = result.ok ? window.pkg.planApply(button, result.result, document, {}) : null;
+    const noCell = await tools.call("solvate", { ...built.arguments, document: { ...document, cell: null } });
+    await tools.close();
+    return {
+      error: result.ok ? null : result.error,
+      ops: planned?.plan.ops.map((op) => op.op), added: planned?.plan.select.length, first: planned?.plan.select[0],
+      noCell,
+    };
+  }, molblock("water"));
+  assert.equal(outcome.error, null, outcome.error);
+  assert.deepEqual(outcome.ops, ["add_fragment"]);
+  assert.ok(outcome.added > 0 && outcome.added % 3 === 0);
+  assert.equal(outcome.first, 3);
+  assert.equal(outcome.noCell.ok, false);
+  assert.match(outcome.noCell.error, /periodic cell/);
+  assert.ok(!outcome.noCell.error.includes("\n"));
+});
+
+test("no page errors", () => {
+  assert.deepEqual(errors, []);
+});
