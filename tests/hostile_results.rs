@@ -690,6 +690,33 @@ fn lenient_where_the_contract_allows() {
 }
 
 #[test]
+fn javascript_inputs_for_plan_apply_are_read_and_checked() {
+    use megane_builder_client::contract::result::{read_builder_result, read_document};
+    let solvate: Value = serde_json::from_str(SOLVATE).unwrap();
+    let document = read_document(&solvate["arguments"]["document"]).unwrap();
+    assert_eq!(document.n_atoms(), 3);
+    let err =
+        read_document(&json!({"elements": [8], "positions": [0, 0], "cell": null, "bonds": []}))
+            .unwrap_err();
+    assert_eq!(
+        err,
+        "document: structure.positions: has 2 numbers; 1 atoms need 3 (x, y, z each)"
+    );
+    let err = read_document(&json!([1])).unwrap_err();
+    assert!(
+        err.starts_with("document: structure: invalid type"),
+        "{err}"
+    );
+    let structured = &solvate["result"]["structuredContent"];
+    let result = read_builder_result(&marker(Apply::Insert), structured).unwrap();
+    assert_eq!(result.structure.n_atoms(), 798);
+    let mut broken = structured.clone();
+    broken["structure"]["bonds"][0] = json!([0, 0]);
+    let err = read_builder_result(&marker(Apply::Insert), &broken).unwrap_err();
+    assert_eq!(err, "structure.bonds[0]: bonds atom 0 to itself");
+}
+
+#[test]
 fn a_broken_document_is_refused_by_plan_apply() {
     let solvate: Value = serde_json::from_str(SOLVATE).unwrap();
     let done = interpret_call_value("solvate", &marker(Apply::Insert), &solvate["result"]).unwrap();

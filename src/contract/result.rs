@@ -153,6 +153,27 @@ pub fn interpret_call_from<'de, D: Deserializer<'de>>(
     interpret_call_wire(tool_name, marker, wire)
 }
 
+/// §5.2 input for the JavaScript API: a BuilderResult (as `interpretCall` returned it) read from
+/// any deserializer and checked again against the marker and §5.1, so a plan is never made from
+/// an unchecked object.
+pub fn read_builder_result<'de, D: Deserializer<'de>>(
+    marker: &Marker,
+    deserializer: D,
+) -> Result<BuilderResult, String> {
+    let result = BuilderResult::deserialize(deserializer)
+        .map_err(|e| with_field_path(one_line(without_position(&e.to_string()))))?;
+    check_builder_result(marker, result)
+}
+
+/// §4.3 input for the JavaScript API: the open document as a §5.1 Structure from any
+/// deserializer, validated; errors start with `document: `.
+pub fn read_document<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Structure, String> {
+    let document = Structure::deserialize(deserializer)
+        .map_err(|e| format!("document: {}", one_line(without_position(&e.to_string()))))?;
+    document.validate().map_err(|e| format!("document: {e}"))?;
+    Ok(document)
+}
+
 /// §5/§6: interpret a response already read into its wire shape.
 pub fn interpret_call_wire(
     tool_name: &str,
