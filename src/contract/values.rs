@@ -88,7 +88,7 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
         } => match preset {
             Some(Value::Array(rows)) => Some(Value::Array(rows)),
             _ => {
-                let rows = (*min_rows).max(1).min(64) as usize;
+                let rows = (*min_rows).clamp(1, 64) as usize;
                 Some(Value::Array(
                     (0..rows)
                         .map(|_| Value::Object(initial_object(columns, context)))
@@ -260,7 +260,9 @@ fn convert_field(
         Control::Select { options } => {
             let chosen = options.iter().find(|o| {
                 *o == raw
-                    || o.as_str().is_none() && o.to_string() == raw.as_str().unwrap_or_default()
+                    || o.as_f64().is_some_and(|x| {
+                        raw.as_str().and_then(|r| r.trim().parse::<f64>().ok()) == Some(x)
+                    })
             });
             Ok(Some(chosen.cloned().unwrap_or_else(|| raw.clone())))
         }

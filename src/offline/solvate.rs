@@ -211,12 +211,13 @@ impl SphereGrid {
             for &y in &span(1) {
                 for &z in &span(2) {
                     for &i in &self.buckets[self.bucket([x, y, z])] {
-                        let mut d2 = 0.0;
-                        for k in 0..3 {
-                            let mut d = p[k] - self.centres[i][k];
-                            d -= self.lengths[k] * (d / self.lengths[k]).round();
-                            d2 += d * d;
-                        }
+                        let d2: f64 = (0..3)
+                            .map(|k| {
+                                let d = p[k] - self.centres[i][k];
+                                let d = d - self.lengths[k] * (d / self.lengths[k]).round();
+                                d * d
+                            })
+                            .sum();
                         if d2 < self.radii[i] * self.radii[i] {
                             return true;
                         }
