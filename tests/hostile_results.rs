@@ -696,17 +696,14 @@ fn javascript_inputs_for_plan_apply_are_read_and_checked() {
     let document = read_document(&solvate["arguments"]["document"]).unwrap();
     assert_eq!(document.n_atoms(), 3);
     let err =
-        read_document(&json!({"elements": [8], "positions": [0, 0], "cell": null, "bonds": []}))
+        read_document(json!({"elements": [8], "positions": [0, 0], "cell": null, "bonds": []}))
             .unwrap_err();
     assert_eq!(
         err,
         "document: structure.positions: has 2 numbers; 1 atoms need 3 (x, y, z each)"
     );
-    let err = read_document(&json!([1])).unwrap_err();
-    assert!(
-        err.starts_with("document: structure: invalid type"),
-        "{err}"
-    );
+    let err = read_document(json!([1])).unwrap_err();
+    assert!(err.starts_with("document: invalid type"), "{err}");
     let structured = &solvate["result"]["structuredContent"];
     let result = read_builder_result(&marker(Apply::Insert), structured).unwrap();
     assert_eq!(result.structure.n_atoms(), 798);
