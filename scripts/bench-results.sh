@@ -10,9 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-9}"
 QUERY="runs=$RUNS"
-[ -n "${BENCH_PKG:-}" ] && QUERY="$QUERY&pkg=/${BENCH_PKG#/}"
 OUT=artifacts/bench-results.json
 if [ "$RUNS" = fields ]; then QUERY=fields; OUT=artifacts/bench-results-fields.json; fi
+if [ -n "${BENCH_PKG:-}" ]; then QUERY="$QUERY&pkg=/${BENCH_PKG#/}"; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 
