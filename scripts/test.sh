@@ -15,8 +15,9 @@ step "cargo clippy (native and wasm32) -D warnings"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
 
-step "native tests (cargo test)"
-cargo test --all-targets
+step "native tests (cargo test: unit, integration and doc tests; benches are only compiled by clippy)"
+cargo test --lib --tests
+cargo test --doc
 
 step "JS API in headless Chromium (wasm-pack test --headless --chrome)"
 wasm-pack test --headless --chrome --mode no-install -- --test web
