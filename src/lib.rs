@@ -8,6 +8,7 @@
 
 pub mod chem;
 pub mod contract;
+pub mod mcp;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
