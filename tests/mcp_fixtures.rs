@@ -3,7 +3,11 @@
 //! with no tests.
 #![allow(dead_code)]
 
+use megane_builder_client::mcp::{
+    Client, Config, Event, ExchangeId, HttpRequest, McpError, Method, OpId, OpResult,
+};
 use serde_json::Value;
+use std::collections::VecDeque;
 use std::path::PathBuf;
 
 /// Token every recording used.
@@ -177,4 +181,244 @@ pub fn all_files() -> Vec<String> {
     }
     out.sort();
     out
+}
+
+// ----- a harness that drives the core with recordings -----
+
+#[derive(Clone, Copy, Debug)]
+pub enum Chunking {
+    Whole,
+    Bytes,
+    Random(u64),
+}
+
+pub const MODES: [Chunking; 4] = [
+    Chunking::Whole,
+    Chunking::Bytes,
+    Chunking::Random(1),
+    Chunking::Random(0xdead_beef),
+];
+
+pub struct H {
+    pub c: Client,
+    pub now: u64,
+    pub mode: Chunking,
+    pub rng: u64,
+    pub sends: VecDeque<(ExchangeId, HttpRequest)>,
+    pub events: Vec<Event>,
+}
+
+impl H {
+    pub fn new(config: Config, mode: Chunking) -> H {
+        let rng = match mode {
+            Chunking::Random(s) => s | 1,
+            _ => 1,
+        };
+        H {
+            c: Client::new(config).unwrap(),
+            now: 1_000_000,
+            mode,
+            rng,
+            sends: VecDeque::new(),
+            events: Vec::new(),
+        }
+    }
+
+    pub fn legacy(url: &str, mode: Chunking) -> H {
+        let mut cfg = Config::new(url);
+        cfg.token = Some(TOKEN.into());
+        cfg.origin = Some(ORIGIN.into());
+        H::new(cfg, mode)
+    }
+
+    pub fn drain(&mut self) {
+        while let Some(e) = self.c.poll_event() {
+            match e {
+                Event::SendRequest { exchange, request } => {
+                    self.sends.push_back((exchange, request))
+                }
+                other => self.events.push(other),
+            }
+        }
+    }
+
+    pub fn next_send(&mut self) -> (ExchangeId, HttpRequest) {
+        self.drain();
+        self.sends
+            .pop_front()
+            .expect("the client should ask for a request")
+    }
+
+    pub fn take_events(&mut self) -> Vec<Event> {
+        self.drain();
+        std::mem::take(&mut self.events)
+    }
+
+    pub fn next_len(&mut self, remaining: usize) -> usize {
+        match self.mode {
+            Chunking::Whole => remaining,
+            Chunking::Bytes => 1,
+            Chunking::Random(_) => {
+                self.rng ^= self.rng << 13;
+                self.rng ^= self.rng >> 7;
+                self.rng ^= self.rng << 17;
+                1 + (self.rng % 97) as usize
+            }
+        }
+    }
+
+    pub fn head(&mut self, ex: ExchangeId, rec: &Recorded) {
+        self.c.handle_head(ex, rec.status, &rec.headers, self.now);
+    }
+
+    pub fn body(&mut self, ex: ExchangeId, body: &[u8]) {
+        let mut rest = body;
+        while !rest.is_empty() {
+            let n = self.next_len(rest.len()).min(rest.len());
+            self.c.handle_chunk(ex, &rest[..n], self.now);
+            rest = &rest[n..];
+        }
+    }
+
+    /// Answers `req` (sent as `ex`) with the recording, after checking the request against it.
+    pub fn answer(&mut self, ex: ExchangeId, req: &HttpRequest, rec: &Recorded) {
+        check_request(req, rec);
+        let ours = req.json();
+        let id = ours
+            .as_ref()
+            .and_then(|v| v.get("id"))
+            .and_then(Value::as_u64);
+        let token = ours
+            .as_ref()
+            .and_then(|v| v.pointer("/params/_meta/progressToken"))
+            .and_then(Value::as_str);
+        let body = rec.body_for(id, token);
+        self.head(ex, rec);
+        self.body(ex, &body);
+        self.c.handle_end(ex, self.now);
+    }
+
+    pub fn expect_and_answer(&mut self, rec: &Recorded) -> HttpRequest {
+        let (ex, req) = self.next_send();
+        self.answer(ex, &req, rec);
+        req
+    }
+}
+
+/// Our request agrees with the recorded one on method, URL, the headers the protocol requires, and the
+/// JSON-RPC method and tool arguments.
+pub fn check_request(req: &HttpRequest, rec: &Recorded) {
+    let line = rec.file.as_str();
+    let expected_method = if rec.request_body.is_some() {
+        Method::Post
+    } else {
+        Method::Delete
+    };
+    assert_eq!(req.method, expected_method, "{line}");
+    assert_eq!(req.url, rec.url, "{line}");
+    if req.method == Method::Post {
+        assert_eq!(
+            req.header("accept"),
+            Some("application/json, text/event-stream"),
+            "{line}"
+        );
+        assert_eq!(
+            req.header("content-type"),
+            Some("application/json"),
+            "{line}"
+        );
+    }
+    for name in [
+        "Authorization",
+        "Mcp-Session-Id",
+        "MCP-Protocol-Version",
+        "Mcp-Method",
+        "Mcp-Name",
+    ] {
+        assert_eq!(
+            req.header(name),
+            rec.request_header(name),
+            "{line}: header {name}"
+        );
+    }
+    if let Some(recorded) = &rec.request_body {
+        let ours = req.json().unwrap();
+        assert_eq!(ours["method"], recorded["method"], "{line}");
+        assert_eq!(
+            ours.get("id").is_some(),
+            recorded.get("id").is_some(),
+            "{line}"
+        );
+        if recorded["method"] == "tools/call" {
+            assert_eq!(ours["params"]["name"], recorded["params"]["name"], "{line}");
+            assert_eq!(
+                ours["params"]["arguments"], recorded["params"]["arguments"],
+                "{line}"
+            );
+        }
+        if recorded["method"] == "notifications/cancelled" {
+            assert!(ours["params"]["requestId"].is_u64(), "{line}");
+            assert!(ours["params"]["reason"].is_string(), "{line}");
+        }
+    }
+}
+
+pub fn call_args(rec: &Recorded) -> (String, Value) {
+    let b = rec.request_body.as_ref().unwrap();
+    (
+        b["params"]["name"].as_str().unwrap().to_string(),
+        b["params"]["arguments"].clone(),
+    )
+}
+
+pub fn the_response(events: &[Event], op: OpId) -> OpResult {
+    let found: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Response { op: o, .. } | Event::Failed { op: o, .. } if *o == op))
+        .collect();
+    assert_eq!(found.len(), 1, "exactly one outcome for {op:?}: {events:?}");
+    match found[0] {
+        Event::Response { result, .. } => result.clone(),
+        Event::Failed { error, .. } => panic!("{op:?} failed: {error}"),
+        _ => unreachable!(),
+    }
+}
+
+pub fn the_failure(events: &[Event], op: OpId) -> McpError {
+    let found: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Response { op: o, .. } | Event::Failed { op: o, .. } if *o == op))
+        .collect();
+    assert_eq!(found.len(), 1, "exactly one outcome for {op:?}: {events:?}");
+    match found[0] {
+        Event::Failed { error, .. } => error.clone(),
+        other => panic!("{op:?} should have failed: {other:?}"),
+    }
+}
+
+/// Connects with a recorded initialize answer and its 202 for `notifications/initialized`.
+pub fn connect(h: &mut H, init: &str, initialized: &str) -> OpId {
+    let op = h.c.connect(h.now);
+    let (ex, req) = h.next_send();
+    let body = req.json().unwrap();
+    assert_eq!(body["method"], "initialize");
+    assert_eq!(
+        body["params"]["protocolVersion"], "2025-11-25",
+        "we offer the newest legacy revision"
+    );
+    assert!(req.header("Mcp-Session-Id").is_none());
+    assert!(req.header("MCP-Protocol-Version").is_none());
+    assert_eq!(
+        req.header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str())
+    );
+    let rec = load(init);
+    h.answer(ex, &req, &rec);
+    assert!(
+        h.take_events().is_empty(),
+        "ready only after the 202 to notifications/initialized"
+    );
+    let rec2 = load(initialized);
+    h.expect_and_answer(&rec2);
+    op
 }
