@@ -402,3 +402,19 @@ proptest! {
         prop_assert_eq!(outcomes, 1);
     }
 }
+
+#[test]
+fn close_during_the_handshake_abandons_it() {
+    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Whole);
+    let c = h.c.connect(h.now);
+    let (ex, req) = h.next_send();
+    let close = h.c.close(h.now);
+    let events = h.take_events();
+    assert_eq!(the_failure(&events, c), McpError::Closed);
+    assert_eq!(the_response(&events, close), OpResult::Closed);
+    assert!(events.contains(&Event::AbortExchange { exchange: ex }));
+    // The initialize answer arriving anyway starts nothing.
+    h.answer(ex, &req, &load("http-stateful/04-initialize.json"));
+    assert!(h.take_events().is_empty());
+    assert!(h.sends.is_empty());
+}

@@ -432,12 +432,18 @@ impl Client {
             self.stop_op(o, McpError::Closed);
         }
         self.waiting.clear();
+        // A handshake still in flight is abandoned too.
+        let mut left: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
+        left.sort();
+        for ex in left {
+            self.abort(ex);
+        }
         let had_session = self.session.era == Era::Legacy && self.session.session_id.is_some();
         self.state = State::Closed;
         self.handshake_deadline = None;
         if had_session {
             let request = self.factory().delete();
-            let ex = self.send(request, Purpose::Delete(op), None, true);
+            let ex = self.send(request, Purpose::Delete(op), None);
             if let Some(o) = self.ops.get_mut(&op) {
                 o.inflight = Some((ex, 0));
             }
@@ -525,12 +531,10 @@ impl Client {
             .is_some_and(|n| n > limit);
         let ok = (200..300).contains(&status);
         let wants_messages = !matches!(ex.purpose, Purpose::Notify | Purpose::Delete(_));
+        // Error bodies (and bodies nobody reads) are kept only up to a small bound, for the message.
         ex.reader = Some(if ok && wants_messages {
             BodyReader::messages(kind, limit)
-        } else if ok || status != 404 && status != 400 {
-            BodyReader::text()
         } else {
-            // 400/404 bodies are classified as JSON-RPC errors; they are bounded by the text cap.
             BodyReader::text()
         });
         if ok && wants_messages && too_large {
@@ -583,7 +587,7 @@ impl Client {
         };
         let status = ex.status.unwrap_or(0);
         if (200..300).contains(&status) {
-            self.ended_ok(exchange, ex, status, now);
+            self.ended_ok(ex, status, now);
         } else {
             self.ended_with_error(ex, status, reader.kept_bytes(), now);
         }
@@ -661,13 +665,7 @@ impl Client {
         self.events.push_back(Event::Notice(s));
     }
 
-    fn send(
-        &mut self,
-        request: HttpRequest,
-        purpose: Purpose,
-        rpc_id: Option<u64>,
-        _expect: bool,
-    ) -> ExchangeId {
+    fn send(&mut self, request: HttpRequest, purpose: Purpose, rpc_id: Option<u64>) -> ExchangeId {
         let exchange = ExchangeId(self.next_exchange);
         self.next_exchange += 1;
         let sent_session = request.header(SESSION_ID).is_some();
@@ -709,7 +707,7 @@ impl Client {
                 let request =
                     self.factory()
                         .post(jsonrpc::request(id, "server/discover", json!({})));
-                self.send(request, Purpose::Discover, Some(id), true);
+                self.send(request, Purpose::Discover, Some(id));
             }
         }
     }
@@ -730,7 +728,7 @@ impl Client {
         let request = self
             .factory()
             .post(jsonrpc::request(id, "initialize", params));
-        self.send(request, Purpose::Initialize, Some(id), true);
+        self.send(request, Purpose::Initialize, Some(id));
     }
 
     fn fall_back_to_legacy(&mut self, now: u64) {
@@ -781,7 +779,7 @@ impl Client {
             OpKind::Connect | OpKind::Close => return,
         };
         let request = self.factory().post(message);
-        let ex = self.send(request, Purpose::Rpc(op), Some(id), true);
+        let ex = self.send(request, Purpose::Rpc(op), Some(id));
         if let Some(o) = self.ops.get_mut(&op) {
             o.inflight = Some((ex, id));
         }
@@ -830,7 +828,7 @@ impl Client {
                         Some(json!({"requestId": rpc_id, "reason": reason})),
                     );
                     let request = self.factory().post(note);
-                    self.send(request, Purpose::Notify, None, false);
+                    self.send(request, Purpose::Notify, None);
                 }
                 self.abort(ex);
             }
@@ -939,13 +937,18 @@ impl Client {
                 };
                 if self.state != State::Closed && self.session.era == Era::Legacy {
                     let request = self.factory().post(answer);
-                    self.send(request, Purpose::Notify, None, false);
+                    self.send(request, Purpose::Notify, None);
                 }
             }
         }
     }
 
     fn handle_answer(&mut self, purpose: Purpose, outcome: Result<Value, RpcError>, now: u64) {
+        if matches!(self.state, State::Closed | State::Failed)
+            && !matches!(purpose, Purpose::Rpc(_))
+        {
+            return;
+        }
         match purpose {
             Purpose::Initialize => match outcome {
                 Ok(result) => self.initialize_result(result),
@@ -1000,7 +1003,7 @@ impl Client {
         let request = self
             .factory()
             .post(jsonrpc::notification("notifications/initialized", None));
-        self.send(request, Purpose::Initialized, None, false);
+        self.send(request, Purpose::Initialized, None);
     }
 
     fn discover_result(&mut self, result: Value, now: u64) {
@@ -1131,7 +1134,7 @@ impl Client {
         }
     }
 
-    fn ended_ok(&mut self, _exchange: ExchangeId, ex: Exchange, status: u16, now: u64) {
+    fn ended_ok(&mut self, ex: Exchange, status: u16, now: u64) {
         match ex.purpose {
             Purpose::Initialized => {
                 if self.state == State::SendingInitialized {
@@ -1177,7 +1180,11 @@ impl Client {
         {
             if let Purpose::Rpc(op) = ex.purpose {
                 let used = self.ops.get(&op).is_some_and(|o| o.reinit_used);
-                if !used && self.state != State::Closed {
+                let recoverable = matches!(
+                    self.state,
+                    State::Ready | State::Initializing | State::SendingInitialized
+                );
+                if !used && recoverable {
                     if let Some(o) = self.ops.get_mut(&op) {
                         o.reinit_used = true;
                         o.inflight = None;
