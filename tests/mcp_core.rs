@@ -4,6 +4,7 @@
 //! and body), whole, byte by byte and in pseudo-random chunks. The only change made to a recorded body is
 //! the JSON-RPC id and progress token, replaced by the ones our client chose. Bodies made by hand appear
 //! only where a fault is the point (hostile or truncated bodies, a hidden header) and say so.
+#![cfg(not(target_arch = "wasm32"))]
 
 #[path = "mcp_fixtures.rs"]
 mod fixtures;

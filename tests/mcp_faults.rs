@@ -3,6 +3,7 @@
 //! oversized answers, hostile and truncated bodies, modern-era version errors, 404 as "unknown method",
 //! and the auto-era probe. Bodies are the recorded ones where possible; bodies made by hand are faults
 //! or are built from recorded messages, as each test says.
+#![cfg(not(target_arch = "wasm32"))]
 
 #[path = "mcp_fixtures.rs"]
 mod fixtures;

@@ -1,6 +1,7 @@
 //! Shared loader for the recorded reference-server exchanges (`../shared/fixtures/reference-server/`),
 //! included by the `mcp_*` test files with `#[path]`. It is also compiled as a test crate of its own,
 //! with no tests.
+#![cfg(not(target_arch = "wasm32"))]
 #![allow(dead_code)]
 
 use megane_builder_client::mcp::{

@@ -5,6 +5,7 @@
 //!
 //! Needs `.venv` from `tests/peers/setup.sh` (or `MCP_PEER_PYTHON` naming a Python with `mcp` 2.3.0).
 //! Without it these tests fail; set `MCP_SKIP_LIVE=1` to skip them deliberately.
+#![cfg(not(target_arch = "wasm32"))]
 
 use megane_builder_client::mcp::{
     CallOptions, Client, Config, Event, ExchangeId, HttpRequest, McpError, OpId, OpResult,

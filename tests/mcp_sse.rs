@@ -1,5 +1,6 @@
 //! The SSE decoder against every recorded `text/event-stream` body of the reference server, whole,
 //! byte by byte and in random chunkings, with CRLF, LF and CR line ends.
+#![cfg(not(target_arch = "wasm32"))]
 
 #[path = "mcp_fixtures.rs"]
 mod fixtures;

@@ -1,5 +1,5 @@
 //! MCP Streamable HTTP client, sans-I/O: the protocol core that the fetch transport (and the native
-//! tests) drive. No I/O, no clocks, no `wasm_bindgen`.
+//! tests) drive. No I/O, no clocks, no `wasm_bindgen` outside `fetch`.
 //!
 //! - [`sse`]: incremental `text/event-stream` decoder.
 //! - [`jsonrpc`]: JSON-RPC 2.0 messages.
@@ -11,12 +11,15 @@
 //! - [`call`]: call timeouts and progress.
 //! - [`errors`]: user-facing errors.
 //! - [`client`]: the state machine.
+//! - `fetch` (wasm32 only): the transport on the global `fetch`.
 
 pub mod body;
 pub mod call;
 pub mod client;
 pub mod endpoint;
 pub mod errors;
+#[cfg(target_arch = "wasm32")]
+pub mod fetch;
 pub mod headers;
 pub mod jsonrpc;
 pub mod session;
