@@ -717,7 +717,24 @@ fn network_failure_names_the_url() {
     let e = the_failure(&h.take_events(), op);
     assert_eq!(
         e.to_string(),
-        "Could not reach http://127.0.0.1:18765/mcp: is the server running? (TypeError: Failed to fetch)"
+        "Could not reach http://127.0.0.1:18765/mcp: is the server running? (TypeError: Failed to fetch) \
+         If it is running, it may not allow this page's origin http://localhost:5173 \
+         (start it with --allow-origin http://localhost:5173)."
+    );
+    // Without a known origin (Node, a Worker without one) only the first part.
+    let mut c = Client::new(Config::new("http://127.0.0.1:18765/mcp")).unwrap();
+    let op = c.connect(0);
+    let Some(Event::SendRequest { exchange, .. }) = c.poll_event() else {
+        panic!()
+    };
+    c.handle_network_error(exchange, "connection refused", 1);
+    let Some(Event::Failed { op: o, error }) = c.poll_event() else {
+        panic!()
+    };
+    assert_eq!(o, op);
+    assert_eq!(
+        error.to_string(),
+        "Could not reach http://127.0.0.1:18765/mcp: is the server running? (connection refused)"
     );
 }
 

@@ -519,7 +519,7 @@ impl Client {
             return;
         };
         ex.status = Some(status);
-        if ex.purpose == Purpose::Initialize {
+        if ex.purpose == Purpose::Initialize && (200..300).contains(&status) {
             self.session.session_id = header_value(headers, SESSION_ID)
                 .map(str::trim)
                 .filter(|s| !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)))
@@ -603,6 +603,7 @@ impl Client {
         let error = McpError::Network {
             url: self.endpoint.url.clone(),
             detail: detail.clone(),
+            origin: self.origin.clone(),
         };
         match ex.purpose {
             Purpose::Rpc(op) => {

@@ -43,6 +43,8 @@ pub enum McpError {
         url: String,
         /// What the transport said.
         detail: String,
+        /// The page's origin, if known: in a browser a refused CORS preflight looks like this too.
+        origin: Option<String>,
     },
     /// The server's protocol version is not one we speak.
     UnsupportedVersion {
@@ -140,10 +142,16 @@ impl fmt::Display for McpError {
                 f,
                 "The server needs a session but this page cannot read its Mcp-Session-Id header: the server's CORS configuration must expose it (Access-Control-Expose-Headers: Mcp-Session-Id)."
             ),
-            McpError::Network { url, detail } => {
+            McpError::Network { url, detail, origin } => {
                 write!(f, "Could not reach {url}: is the server running?")?;
                 if !detail.is_empty() {
                     write!(f, " ({detail})")?;
+                }
+                if let Some(o) = origin {
+                    write!(
+                        f,
+                        " If it is running, it may not allow this page's origin {o} (start it with --allow-origin {o})."
+                    )?;
                 }
                 Ok(())
             }
