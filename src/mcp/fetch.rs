@@ -296,8 +296,17 @@ async fn run_fetch(
 }
 
 impl FetchClient {
-    /// A client for `config`; refuses an unusable or insecure URL before any request.
-    pub fn new(config: Config) -> Result<FetchClient, McpError> {
+    /// A client for `config`; refuses an unusable or insecure URL before any request. When
+    /// `config.origin` is empty, the page's `location.origin` is used (Window and Worker; none in Node).
+    pub fn new(mut config: Config) -> Result<FetchClient, McpError> {
+        if config.origin.is_none() {
+            config.origin = Reflect::get(&js_sys::global(), &JsValue::from_str("location"))
+                .ok()
+                .filter(|l| l.is_object())
+                .and_then(|l| Reflect::get(&l, &JsValue::from_str("origin")).ok())
+                .and_then(|o| o.as_string())
+                .filter(|o| o.starts_with("http"));
+        }
         let client = Client::new(config)?;
         Ok(FetchClient {
             inner: Rc::new(RefCell::new(Inner {

@@ -141,6 +141,11 @@ def main() -> None:
     parser.add_argument("--fixtures", required=True, help="folder with tools-list.json and call-<tool>.json")
     parser.add_argument("--stateless", action="store_true", help="no sessions (stateless_http)")
     parser.add_argument("--modern", action="store_true", help="let CORS pass the 2026-07-28 headers")
+    parser.add_argument(
+        "--no-expose-session-id",
+        action="store_true",
+        help="fault: leave Mcp-Session-Id out of Access-Control-Expose-Headers",
+    )
     parser.add_argument("--page-size", type=int, default=1)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--step-seconds", type=float, default=0.4)
@@ -163,7 +168,7 @@ def main() -> None:
         allow_origins=args.allow_origin,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=allow_headers,
-        expose_headers=["Mcp-Session-Id"],
+        expose_headers=[] if args.no_expose_session_id else ["Mcp-Session-Id"],
     )
     log(f"listening on http://{args.host}:{args.port}/mcp (stateless={args.stateless}, modern={args.modern})")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
