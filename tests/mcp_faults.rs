@@ -419,3 +419,129 @@ fn close_during_the_handshake_abandons_it() {
     assert!(h.take_events().is_empty());
     assert!(h.sends.is_empty());
 }
+
+/// The recorded liquid_box answer (07) cut into its SSE frames, each given an `id:` (the reference server
+/// sends none) so that the fault "stream dropped before the answer" can be resumed.
+fn frames_with_ids(token: &str, id: u64) -> Vec<Vec<u8>> {
+    let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
+    let body = String::from_utf8(rec.body_for(Some(id), Some(token))).unwrap();
+    body.split_inclusive("\r\n\r\n")
+        .enumerate()
+        .map(|(i, f)| format!("id: ev-{}\r\nretry: 500\r\n{f}", i + 1).into_bytes())
+        .collect()
+}
+
+#[test]
+fn a_dropped_answer_stream_is_resumed_with_last_event_id() {
+    let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
+    for mode in MODES {
+        let mut h = ready(mode);
+        let (name, args) = call_args(&rec);
+        let op = h.c.call_tool(&name, args, &CallOptions::default(), h.now);
+        let (ex, req) = h.next_send();
+        let body = req.json().unwrap();
+        let token = body["params"]["_meta"]["progressToken"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let frames = frames_with_ids(&token, body["id"].as_u64().unwrap());
+        assert_eq!(frames.len(), 3);
+        // The server closes the stream after the two progress frames (fault).
+        h.head(ex, &rec);
+        h.body(ex, &frames[0]);
+        h.body(ex, &frames[1]);
+        h.c.handle_end(ex, h.now);
+        let events = h.take_events();
+        assert_eq!(
+            events
+                .iter()
+                .filter(|e| matches!(e, Event::Progress { .. }))
+                .count(),
+            2
+        );
+        assert!(h.sends.is_empty());
+        // It waits for `retry` (500 ms), then GETs with Last-Event-ID on the same session.
+        assert_eq!(h.c.poll_timeout(), Some(h.now + 500));
+        h.c.handle_timeout(h.now + 499);
+        assert!(h.take_events().is_empty() && h.sends.is_empty());
+        h.now += 500;
+        h.c.handle_timeout(h.now);
+        let (gex, get) = h.next_send();
+        assert_eq!(get.method, megane_builder_client::mcp::Method::Get);
+        assert_eq!(get.header("Last-Event-ID"), Some("ev-2"));
+        assert_eq!(get.header("Accept"), Some("text/event-stream"));
+        assert_eq!(
+            get.header("Mcp-Session-Id"),
+            Some("56eb2eae5bc84c58a3339c116df1d634")
+        );
+        assert_eq!(
+            get.header("Authorization"),
+            Some(format!("Bearer {TOKEN}").as_str())
+        );
+        assert!(get.body.is_empty());
+        h.head(gex, &rec);
+        h.body(gex, &frames[2]);
+        h.c.handle_end(gex, h.now);
+        let OpResult::ToolResult(r) = the_response(&h.take_events(), op) else {
+            panic!()
+        };
+        assert_eq!(r, rec.messages[2]["result"]);
+    }
+}
+
+#[test]
+fn resumption_refused_or_cancelled() {
+    let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
+    let (name, args) = call_args(&rec);
+    // 405 to the GET: one-line failure.
+    let mut h = ready(Chunking::Whole);
+    let op =
+        h.c.call_tool(&name, args.clone(), &CallOptions::default(), h.now);
+    let (ex, req) = h.next_send();
+    let body = req.json().unwrap();
+    let frames = frames_with_ids(
+        body["params"]["_meta"]["progressToken"].as_str().unwrap(),
+        body["id"].as_u64().unwrap(),
+    );
+    h.head(ex, &rec);
+    h.body(ex, &frames[0]);
+    // A broken connection (not a clean end) is resumed the same way.
+    h.c.handle_network_error(ex, "network error", h.now);
+    assert!(h
+        .take_events()
+        .iter()
+        .any(|e| matches!(e, Event::Progress { .. })));
+    h.now += 500;
+    h.c.handle_timeout(h.now);
+    let (gex, _) = h.next_send();
+    let mut refused = load("http-stateful/25-wrong-content-type.json");
+    refused.status = 405;
+    h.head(gex, &refused);
+    h.c.handle_end(gex, h.now);
+    let e = the_failure(&h.take_events(), op);
+    assert_eq!(
+        e.to_string(),
+        "The server failed: the answer stream broke off and the server cannot resume it (HTTP 405)"
+    );
+
+    // Cancel while waiting to resume: the server is told, and no GET follows.
+    let op = h.c.call_tool(&name, args, &CallOptions::default(), h.now);
+    let (ex, req) = h.next_send();
+    let body = req.json().unwrap();
+    let frames = frames_with_ids(
+        body["params"]["_meta"]["progressToken"].as_str().unwrap(),
+        body["id"].as_u64().unwrap(),
+    );
+    h.head(ex, &rec);
+    h.body(ex, &frames[0]);
+    h.c.handle_end(ex, h.now);
+    h.take_events();
+    h.c.cancel(op, h.now);
+    let (_, note) = h.next_send();
+    assert_eq!(note.json().unwrap()["method"], "notifications/cancelled");
+    assert_eq!(note.json().unwrap()["params"]["requestId"], body["id"]);
+    assert_eq!(the_failure(&h.take_events(), op), McpError::Cancelled);
+    h.c.handle_timeout(h.now + 10_000);
+    h.drain();
+    assert!(h.sends.is_empty());
+}

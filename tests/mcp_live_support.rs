@@ -177,10 +177,13 @@ impl Live {
             if let Some(o) = self.outcome(op) {
                 return o;
             }
-            let (ex, req) = self
-                .queue
-                .pop_front()
-                .expect("the client is waiting for nothing");
+            let Some((ex, req)) = self.queue.pop_front() else {
+                // Nothing to send: wait for the core's next deadline (a resumption, a timeout).
+                let due = self.c.poll_timeout().expect("the client is waiting for nothing");
+                let wait = due.saturating_sub(self.now());
+                std::thread::sleep(Duration::from_millis(wait));
+                continue;
+            };
             let mut headers = req.headers.clone();
             if !self.origin.is_empty() {
                 headers.push(("Origin".into(), self.origin.clone()));

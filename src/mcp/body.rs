@@ -121,6 +121,17 @@ impl BodyReader {
         }
     }
 
+    /// The last SSE event id and `retry:` value seen, for resuming a broken stream.
+    pub fn resume_point(&self) -> Option<(String, Option<u64>)> {
+        match self {
+            BodyReader::Sse { decoder, .. } => decoder
+                .last_event_id()
+                .filter(|id| !id.is_empty())
+                .map(|id| (id.to_string(), decoder.reconnection_ms())),
+            _ => None,
+        }
+    }
+
     /// The kept bytes (JSON buffer or error text), for error classification.
     pub fn kept_bytes(&self) -> &[u8] {
         match self {

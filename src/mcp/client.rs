@@ -228,7 +228,26 @@ struct Op {
     inflight: Option<(ExchangeId, u64)>,
     /// Already re-initialised once for this operation after a 404.
     reinit_used: bool,
+    /// How often a broken answer stream was resumed with `Last-Event-ID`.
+    resume_attempts: u32,
+    /// The last SSE event id seen on this operation's answer streams.
+    last_event_id: Option<String>,
+    /// The server's `retry:` value for this operation's streams.
+    retry_ms: Option<u64>,
 }
+
+/// A GET that will resume a broken answer stream.
+#[derive(Debug)]
+struct PendingResume {
+    op: OpId,
+    rpc_id: u64,
+    due: u64,
+}
+
+/// Most resumptions of one operation's answer stream.
+const MAX_RESUMES: u32 = 5;
+/// Wait before resuming when the server gave no `retry:`.
+const DEFAULT_RETRY_MS: u64 = 1_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Purpose {
@@ -255,6 +274,8 @@ struct Exchange {
     reader: Option<BodyReader>,
     answered: bool,
     modern: bool,
+    /// A GET resuming a broken answer stream.
+    resume: bool,
 }
 
 /// The sans-I/O MCP client. See the module documentation for the driving loop.
@@ -280,6 +301,7 @@ pub struct Client {
     modern_retry_used: bool,
     exchanges: HashMap<ExchangeId, Exchange>,
     progress_tokens: HashMap<String, OpId>,
+    resumes: Vec<PendingResume>,
     events: VecDeque<Event>,
 }
 
@@ -328,6 +350,7 @@ impl Client {
             modern_retry_used: false,
             exchanges: HashMap::new(),
             progress_tokens: HashMap::new(),
+            resumes: Vec::new(),
             events: VecDeque::new(),
         })
     }
@@ -432,8 +455,13 @@ impl Client {
             self.stop_op(o, McpError::Closed);
         }
         self.waiting.clear();
-        // A handshake still in flight is abandoned too.
-        let mut left: Vec<ExchangeId> = self.exchanges.keys().copied().collect();
+        // A handshake still in flight is abandoned too (cancellation notices just queued still go out).
+        let mut left: Vec<ExchangeId> = self
+            .exchanges
+            .iter()
+            .filter(|(_, e)| e.purpose != Purpose::Notify)
+            .map(|(id, _)| *id)
+            .collect();
         left.sort();
         for ex in left {
             self.abort(ex);
@@ -459,12 +487,22 @@ impl Client {
             .values()
             .filter_map(|o| o.deadline)
             .chain(self.handshake_deadline)
+            .chain(self.resumes.iter().map(|r| r.due))
             .min()
     }
 
     /// Fails every operation whose deadline has passed; a timed-out call is cancelled as by
     /// [`Client::cancel`] and reported as [`McpError::Timeout`].
     pub fn handle_timeout(&mut self, now: u64) {
+        // Broken answer streams whose wait is over are resumed first.
+        let (due, later): (Vec<PendingResume>, Vec<PendingResume>) =
+            std::mem::take(&mut self.resumes)
+                .into_iter()
+                .partition(|r| r.due <= now);
+        self.resumes = later;
+        for r in due {
+            self.send_resume(r);
+        }
         if let Some(d) = self.handshake_deadline {
             if d <= now {
                 self.handshake_deadline = None;
@@ -587,7 +625,8 @@ impl Client {
         };
         let status = ex.status.unwrap_or(0);
         if (200..300).contains(&status) {
-            self.ended_ok(ex, status, now);
+            let resume_point = reader.resume_point();
+            self.ended_ok(ex, status, resume_point, now);
         } else {
             self.ended_with_error(ex, status, reader.kept_bytes(), now);
         }
@@ -607,6 +646,13 @@ impl Client {
         };
         match ex.purpose {
             Purpose::Rpc(op) => {
+                let point = ex.reader.as_ref().and_then(BodyReader::resume_point);
+                if ex.status.is_some_and(|s| (200..300).contains(&s))
+                    && !ex.answered
+                    && self.try_resume(op, ex.rpc_id, point, now)
+                {
+                    return;
+                }
                 if ex.status.is_some() {
                     self.fail_op(
                         op,
@@ -651,6 +697,9 @@ impl Client {
                 deadline,
                 inflight: None,
                 reinit_used: false,
+                resume_attempts: 0,
+                last_event_id: None,
+                retry_ms: None,
             },
         );
         id
@@ -680,6 +729,7 @@ impl Client {
                 reader: None,
                 answered: false,
                 modern: self.session.era == Era::Modern,
+                resume: false,
             },
         );
         self.events
@@ -787,6 +837,7 @@ impl Client {
     }
 
     fn finish_op(&mut self, op: OpId, result: OpResult) {
+        self.resumes.retain(|r| r.op != op);
         if let Some(o) = self.ops.remove(&op) {
             if let OpKind::Call { token, .. } = &o.kind {
                 self.progress_tokens.remove(token);
@@ -796,6 +847,7 @@ impl Client {
     }
 
     fn fail_op(&mut self, op: OpId, error: McpError) {
+        self.resumes.retain(|r| r.op != op);
         if let Some(o) = self.ops.remove(&op) {
             if let OpKind::Call { token, .. } = &o.kind {
                 self.progress_tokens.remove(token);
@@ -816,23 +868,29 @@ impl Client {
             self.fail_op(op, error);
             return;
         }
-        if let Some((ex, rpc_id)) = inflight {
-            if self.exchanges.contains_key(&ex) {
-                if is_call && self.session.era == Era::Legacy && self.state != State::Closed {
-                    let reason = match error {
-                        McpError::Timeout { .. } => "timed out",
-                        McpError::Closed => "connection closed",
-                        _ => "cancelled by the user",
-                    };
-                    let note = jsonrpc::notification(
-                        "notifications/cancelled",
-                        Some(json!({"requestId": rpc_id, "reason": reason})),
-                    );
-                    let request = self.factory().post(note);
-                    self.send(request, Purpose::Notify, None);
-                }
-                self.abort(ex);
+        // The request is running on the server while its answer stream is open, or while a broken
+        // stream waits to be resumed.
+        let live_exchange = inflight.filter(|(ex, _)| self.exchanges.contains_key(ex));
+        let running = live_exchange
+            .map(|(_, id)| id)
+            .or_else(|| self.resumes.iter().find(|r| r.op == op).map(|r| r.rpc_id));
+        if let Some(rpc_id) = running {
+            if is_call && self.session.era == Era::Legacy && self.state != State::Closed {
+                let reason = match error {
+                    McpError::Timeout { .. } => "timed out",
+                    McpError::Closed => "connection closed",
+                    _ => "cancelled by the user",
+                };
+                let note = jsonrpc::notification(
+                    "notifications/cancelled",
+                    Some(json!({"requestId": rpc_id, "reason": reason})),
+                );
+                let request = self.factory().post(note);
+                self.send(request, Purpose::Notify, None);
             }
+        }
+        if let Some((ex, _)) = live_exchange {
+            self.abort(ex);
         }
         self.fail_op(op, error);
     }
@@ -1135,7 +1193,63 @@ impl Client {
         }
     }
 
-    fn ended_ok(&mut self, ex: Exchange, status: u16, now: u64) {
+    /// Schedules a GET with `Last-Event-ID` for an answer stream that ended (or broke) before the
+    /// answer, when the server gave event ids (legacy era). False when it cannot be resumed.
+    fn try_resume(
+        &mut self,
+        op: OpId,
+        rpc_id: Option<u64>,
+        point: Option<(String, Option<u64>)>,
+        now: u64,
+    ) -> bool {
+        let Some(rpc_id) = rpc_id else { return false };
+        if self.session.era != Era::Legacy || self.state != State::Ready {
+            return false;
+        }
+        let Some(o) = self.ops.get_mut(&op) else {
+            return false;
+        };
+        if let Some((id, retry)) = point {
+            o.last_event_id = Some(id);
+            if retry.is_some() {
+                o.retry_ms = retry;
+            }
+        }
+        if o.last_event_id.is_none() || o.resume_attempts >= MAX_RESUMES {
+            return false;
+        }
+        o.resume_attempts += 1;
+        o.inflight = None;
+        let wait = o.retry_ms.unwrap_or(DEFAULT_RETRY_MS).min(60_000);
+        self.resumes.push(PendingResume {
+            op,
+            rpc_id,
+            due: now.saturating_add(wait),
+        });
+        true
+    }
+
+    fn send_resume(&mut self, r: PendingResume) {
+        let Some(last) = self.ops.get(&r.op).and_then(|o| o.last_event_id.clone()) else {
+            return;
+        };
+        let request = self.factory().resume(&last);
+        let ex = self.send(request, Purpose::Rpc(r.op), Some(r.rpc_id));
+        if let Some(e) = self.exchanges.get_mut(&ex) {
+            e.resume = true;
+        }
+        if let Some(o) = self.ops.get_mut(&r.op) {
+            o.inflight = Some((ex, r.rpc_id));
+        }
+    }
+
+    fn ended_ok(
+        &mut self,
+        ex: Exchange,
+        status: u16,
+        resume_point: Option<(String, Option<u64>)>,
+        now: u64,
+    ) {
         match ex.purpose {
             Purpose::Initialized => {
                 if self.state == State::SendingInitialized {
@@ -1146,6 +1260,9 @@ impl Client {
             Purpose::Notify => {}
             _ if ex.answered => {}
             Purpose::Rpc(op) => {
+                if status != 202 && self.try_resume(op, ex.rpc_id, resume_point, now) {
+                    return;
+                }
                 let error = if status == 202 {
                     McpError::server(
                         "the server accepted the request (HTTP 202) but sent no answer",
@@ -1166,6 +1283,17 @@ impl Client {
     }
 
     fn ended_with_error(&mut self, ex: Exchange, status: u16, body: &[u8], now: u64) {
+        if ex.resume && status == 405 {
+            if let Purpose::Rpc(op) = ex.purpose {
+                self.fail_op(
+                    op,
+                    McpError::server(
+                        "the answer stream broke off and the server cannot resume it (HTTP 405)",
+                    ),
+                );
+                return;
+            }
+        }
         let rpc_error = jsonrpc::error_in_body(body);
         let text = redact(
             &one_line(&String::from_utf8_lossy(body)),

@@ -20,15 +20,18 @@ pub const AUTHORIZATION: &str = "Authorization";
 pub enum Method {
     /// A JSON-RPC message.
     Post,
+    /// Resuming a broken SSE stream (`Last-Event-ID`).
+    Get,
     /// Session termination.
     Delete,
 }
 
 impl Method {
-    /// The method token (`POST`, `DELETE`).
+    /// The method token (`POST`, `GET`, `DELETE`).
     pub fn as_str(self) -> &'static str {
         match self {
             Method::Post => "POST",
+            Method::Get => "GET",
             Method::Delete => "DELETE",
         }
     }

@@ -115,6 +115,19 @@ impl RequestFactory<'_> {
         }
     }
 
+    /// A GET resuming a broken SSE stream after `last_event_id`.
+    pub fn resume(&self, last_event_id: &str) -> HttpRequest {
+        let mut h = vec![("Accept".to_string(), "text/event-stream".to_string())];
+        h.extend(self.common_headers(true));
+        h.push(("Last-Event-ID".to_string(), last_event_id.to_string()));
+        HttpRequest {
+            method: Method::Get,
+            url: self.endpoint.url.clone(),
+            headers: h,
+            body: Vec::new(),
+        }
+    }
+
     /// A DELETE ending the session.
     pub fn delete(&self) -> HttpRequest {
         HttpRequest {

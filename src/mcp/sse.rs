@@ -83,6 +83,8 @@ pub struct SseDecoder {
     has_data: bool,
     event: Option<String>,
     last_id: Option<String>,
+    /// The last valid `retry:` value, kept even when its event carried no data (a priming event).
+    reconnection_ms: Option<u64>,
     retry: Option<u64>,
     /// Bytes of the current event so far (complete lines plus the partial line).
     event_bytes: usize,
@@ -105,6 +107,7 @@ impl SseDecoder {
             has_data: false,
             event: None,
             last_id: None,
+            reconnection_ms: None,
             retry: None,
             event_bytes: 0,
             failed: false,
@@ -114,6 +117,12 @@ impl SseDecoder {
     /// The last `id:` value seen (for a `Last-Event-ID` on reconnection).
     pub fn last_event_id(&self) -> Option<&str> {
         self.last_id.as_deref()
+    }
+
+    /// The reconnection time the server asked for with `retry:`, in milliseconds (set as soon as the
+    /// field is read, even in an event without data, as the standard says).
+    pub fn reconnection_ms(&self) -> Option<u64> {
+        self.reconnection_ms
     }
 
     /// Decodes one chunk and appends every event it completes to `out`.
@@ -235,6 +244,9 @@ impl SseDecoder {
             "id" if !value.contains('\0') => self.last_id = Some(value.to_string()),
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 self.retry = value.parse().ok();
+                if self.retry.is_some() {
+                    self.reconnection_ms = self.retry;
+                }
             }
             _ => {}
         }
@@ -298,6 +310,20 @@ mod tests {
         assert_eq!(ev[1].id.as_deref(), Some("7"));
         assert_eq!(ev[1].retry, None);
         assert_eq!(ev[1].data, "last");
+    }
+
+    #[test]
+    fn priming_event_sets_id_and_retry_without_dispatching() {
+        let mut d = SseDecoder::new(1024);
+        let mut out = Vec::new();
+        d.feed(b"id: event-1\nretry: 500\ndata: \n\n", &mut out)
+            .unwrap();
+        d.finish(&mut out).unwrap();
+        // `data: ` with an empty value still makes an (empty) event; MCP readers skip it.
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data, "");
+        assert_eq!(d.last_event_id(), Some("event-1"));
+        assert_eq!(d.reconnection_ms(), Some(500));
     }
 
     #[test]
