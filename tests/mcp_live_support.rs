@@ -14,8 +14,10 @@ use std::time::{Duration, Instant};
 
 pub fn host_port_path(url: &str) -> (String, String) {
     let rest = url.strip_prefix("http://").unwrap();
-    let (hp, path) = rest.split_once('/').unwrap();
-    (hp.to_string(), format!("/{path}"))
+    match rest.split_once('/') {
+        Some((hp, path)) => (hp.to_string(), format!("/{path}")),
+        None => (rest.to_string(), "/".to_string()),
+    }
 }
 
 pub fn send_head(
@@ -179,7 +181,10 @@ impl Live {
             }
             let Some((ex, req)) = self.queue.pop_front() else {
                 // Nothing to send: wait for the core's next deadline (a resumption, a timeout).
-                let due = self.c.poll_timeout().expect("the client is waiting for nothing");
+                let due = self
+                    .c
+                    .poll_timeout()
+                    .expect("the client is waiting for nothing");
                 let wait = due.saturating_sub(self.now());
                 std::thread::sleep(Duration::from_millis(wait));
                 continue;
