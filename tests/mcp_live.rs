@@ -402,3 +402,40 @@ fn live_modern_and_auto() {
         assert_eq!(l.run_ok(op), OpResult::Closed);
     }
 }
+
+#[test]
+fn live_json_responses_without_streams() {
+    if skip() {
+        return;
+    }
+    // Like Megane's e2e fake: every answer is application/json, so progress cannot be streamed.
+    let peer = Peer::start(&["--json-response", "--step-seconds", "0.02"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    l.run_ok(op);
+    assert!(l.c.session().session_id.is_some());
+    let op = l.c.list_tools(l.now());
+    let OpResult::Tools(tools) = l.run_ok(op) else {
+        panic!()
+    };
+    assert_eq!(tools, recorded_tools());
+    for tool in ["liquid_box", "polymer_chain", "solvate"] {
+        let rec = recorded(&format!("call-{tool}.json"));
+        let op = l.c.call_tool(
+            tool,
+            rec["arguments"].clone(),
+            &CallOptions::default(),
+            l.now(),
+        );
+        let OpResult::ToolResult(result) = l.run_ok(op) else {
+            panic!()
+        };
+        assert_eq!(
+            normalised(result),
+            normalised(rec["result"].clone()),
+            "{tool}"
+        );
+    }
+    let op = l.c.close(l.now());
+    assert_eq!(l.run_ok(op), OpResult::Closed);
+}

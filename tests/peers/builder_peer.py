@@ -12,7 +12,7 @@ Cancellations the server saw are logged to stderr and listed by `GET /peer/cance
 CORS like the rest), so a test can check that a cancel reached the server.
 
     python builder_peer.py --port 18790 --token T --allow-origin http://127.0.0.1:8000 \
-        --fixtures ../shared/fixtures/megane-recorded [--stateless] [--modern]
+        --fixtures ../shared/fixtures/megane-recorded [--stateless] [--modern] [--json-response]
 
 --modern also lets a browser send the 2026-07-28 headers (Mcp-Method, Mcp-Name) through CORS; without it
 the preflight refuses them, as the reference server's does. The SDK answers both eras either way.
@@ -142,6 +142,9 @@ def main() -> None:
     parser.add_argument("--stateless", action="store_true", help="no sessions (stateless_http)")
     parser.add_argument("--modern", action="store_true", help="let CORS pass the 2026-07-28 headers")
     parser.add_argument(
+        "--json-response", action="store_true", help="answer with application/json instead of SSE streams"
+    )
+    parser.add_argument(
         "--no-expose-session-id",
         action="store_true",
         help="fault: leave Mcp-Session-Id out of Access-Control-Expose-Headers",
@@ -159,7 +162,12 @@ def main() -> None:
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *args.allow_origin],
     )
-    app = server.streamable_http_app(stateless_http=args.stateless, transport_security=security, host=args.host)
+    app = server.streamable_http_app(
+        stateless_http=args.stateless,
+        json_response=args.json_response,
+        transport_security=security,
+        host=args.host,
+    )
     allow_headers = ["content-type", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]
     if args.modern:
         allow_headers += ["mcp-method", "mcp-name"]
