@@ -193,6 +193,10 @@ fn ping_and_close_with_delete() {
         let op = h.c.close(h.now);
         h.expect_and_answer(&load("http-stateful/28-delete-session.json"));
         assert_eq!(the_response(&h.take_events(), op), OpResult::Closed);
+        // A second close has nothing to delete.
+        let op = h.c.close(h.now);
+        assert_eq!(the_response(&h.take_events(), op), OpResult::Closed);
+        assert!(h.sends.is_empty());
         // After close nothing is sent.
         let op = h.c.list_tools(h.now);
         assert_eq!(the_failure(&h.take_events(), op), McpError::Closed);

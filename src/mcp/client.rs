@@ -471,6 +471,8 @@ impl Client {
         self.handshake_deadline = None;
         if had_session {
             let request = self.factory().delete();
+            // Forget the id: a second close has nothing left to delete.
+            self.session.session_id = None;
             let ex = self.send(request, Purpose::Delete(op), None);
             if let Some(o) = self.ops.get_mut(&op) {
                 o.inflight = Some((ex, 0));
