@@ -4,10 +4,14 @@
 //! - [`chem`]: elements and V2000 mol blocks.
 //! - [`contract`]: the pure rules of contract §3–§7 (discovery, forms, arguments, results, apply plans,
 //!   provenance) on plain Rust types. No I/O.
+//! - [`mcp`]: a sans-I/O MCP Streamable HTTP client core, plus the fetch transport on wasm32.
+//! - [`pack`]: the rigid-molecule packing core.
+//! - [`offline`]: the in-page `liquid_box` and `solvate` tools built on [`pack`].
 //! - [`wasm`] (wasm32 only): the JavaScript API, thin wrappers over the above.
 
 pub mod chem;
 pub mod contract;
+pub mod mcp;
 pub mod offline;
 pub mod pack;
 

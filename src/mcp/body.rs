@@ -1,0 +1,156 @@
+//! Reading one HTTP response body: JSON or SSE messages with a byte cap, or a bounded error text.
+
+use super::headers::BodyKind;
+use super::jsonrpc::{parse_body, Incoming};
+use super::sse::{SseDecoder, SseEvent};
+
+/// How much of a non-message body (an error page) is kept for the error message.
+pub const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// Why a body could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyError {
+    /// More bytes than the cap.
+    TooLarge {
+        /// The cap.
+        limit: u64,
+    },
+    /// The bytes are not JSON-RPC.
+    Malformed(String),
+}
+
+/// Incremental reader of one response body.
+#[derive(Debug)]
+pub enum BodyReader {
+    /// `application/json`: buffered, parsed at the end.
+    Json {
+        /// Bytes so far.
+        buf: Vec<u8>,
+        /// Cap on the total.
+        limit: u64,
+    },
+    /// `text/event-stream`: messages come out as events complete.
+    Sse {
+        /// The decoder.
+        decoder: SseDecoder,
+        /// Bytes so far.
+        received: u64,
+        /// Cap on the total.
+        limit: u64,
+    },
+    /// Anything else: the first [`MAX_ERROR_BODY`] bytes are kept, the rest is counted and dropped.
+    Text {
+        /// Kept bytes.
+        buf: Vec<u8>,
+    },
+}
+
+impl BodyReader {
+    /// A reader for messages of `kind` (JSON or SSE) capped at `limit` bytes; other kinds read as text.
+    pub fn messages(kind: BodyKind, limit: u64) -> Self {
+        match kind {
+            BodyKind::Json => BodyReader::Json {
+                buf: Vec::new(),
+                limit,
+            },
+            BodyKind::EventStream => BodyReader::Sse {
+                decoder: SseDecoder::new(usize::try_from(limit).unwrap_or(usize::MAX)),
+                received: 0,
+                limit,
+            },
+            BodyKind::Other => BodyReader::text(),
+        }
+    }
+
+    /// A reader that keeps a bounded text.
+    pub fn text() -> Self {
+        BodyReader::Text { buf: Vec::new() }
+    }
+
+    /// Feeds one chunk; returns the messages it completes.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Incoming>, BodyError> {
+        match self {
+            BodyReader::Json { buf, limit } => {
+                if (buf.len() + chunk.len()) as u64 > *limit {
+                    *buf = Vec::new();
+                    return Err(BodyError::TooLarge { limit: *limit });
+                }
+                buf.extend_from_slice(chunk);
+                Ok(Vec::new())
+            }
+            BodyReader::Sse {
+                decoder,
+                received,
+                limit,
+            } => {
+                *received = received.saturating_add(chunk.len() as u64);
+                if *received > *limit {
+                    return Err(BodyError::TooLarge { limit: *limit });
+                }
+                let mut events = Vec::new();
+                decoder
+                    .feed(chunk, &mut events)
+                    .map_err(|_| BodyError::TooLarge { limit: *limit })?;
+                events_to_messages(events)
+            }
+            BodyReader::Text { buf } => {
+                let room = MAX_ERROR_BODY.saturating_sub(buf.len());
+                buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                Ok(Vec::new())
+            }
+        }
+    }
+
+    /// Ends the body; returns the remaining messages.
+    pub fn finish(&mut self) -> Result<Vec<Incoming>, BodyError> {
+        match self {
+            BodyReader::Json { buf, .. } => {
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(Vec::new());
+                }
+                parse_body(buf).map_err(BodyError::Malformed)
+            }
+            BodyReader::Sse { decoder, limit, .. } => {
+                let mut events = Vec::new();
+                decoder
+                    .finish(&mut events)
+                    .map_err(|_| BodyError::TooLarge { limit: *limit })?;
+                events_to_messages(events)
+            }
+            BodyReader::Text { .. } => Ok(Vec::new()),
+        }
+    }
+
+    /// The last SSE event id and `retry:` value seen, for resuming a broken stream.
+    pub fn resume_point(&self) -> Option<(String, Option<u64>)> {
+        match self {
+            BodyReader::Sse { decoder, .. } => decoder
+                .last_event_id()
+                .filter(|id| !id.is_empty())
+                .map(|id| (id.to_string(), decoder.reconnection_ms())),
+            _ => None,
+        }
+    }
+
+    /// The kept bytes (JSON buffer or error text), for error classification.
+    pub fn kept_bytes(&self) -> &[u8] {
+        match self {
+            BodyReader::Json { buf, .. } | BodyReader::Text { buf } => buf,
+            BodyReader::Sse { .. } => &[],
+        }
+    }
+}
+
+fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError> {
+    let mut out = Vec::new();
+    for e in events {
+        if e.event_type() != "message" || e.data.trim().is_empty() {
+            continue; // priming events and other event types carry no JSON-RPC message
+        }
+        let msgs = parse_body(e.data.as_bytes()).map_err(|m| {
+            BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))
+        })?;
+        out.extend(msgs);
+    }
+    Ok(out)
+}

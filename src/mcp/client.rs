@@ -1,0 +1,1451 @@
+//! The sans-I/O connection state machine: handshake, pending operations, progress, cancellation,
+//! timeouts, pagination, session expiry and error classification.
+//!
+//! The host drives it:
+//! 1. [`Client::new`] checks the URL (nothing is sent for a refused one); [`Client::connect`],
+//!    [`Client::list_tools`], [`Client::call_tool`], [`Client::cancel`] and [`Client::close`] start or
+//!    stop operations.
+//! 2. [`Client::poll_event`] yields [`Event::SendRequest`] (send this HTTP request, identified by an
+//!    [`ExchangeId`]), [`Event::AbortExchange`] (abort that fetch), and the outcomes
+//!    ([`Event::Progress`], [`Event::Response`], [`Event::Failed`], notices).
+//! 3. For each exchange the host feeds [`Client::handle_head`] (status and headers), then
+//!    [`Client::handle_chunk`] for each body chunk and [`Client::handle_end`], or
+//!    [`Client::handle_network_error`] when no answer came.
+//! 4. Time is passed in as milliseconds (`now`); [`Client::poll_timeout`] says when to call
+//!    [`Client::handle_timeout`].
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+
+use serde_json::{json, Value};
+
+use super::body::{BodyError, BodyReader};
+use super::call::{
+    call_timeout_ms, parse_progress, DEFAULT_REQUEST_TIMEOUT_MS, MAX_CALL_TIMEOUT_MS,
+};
+use super::endpoint::Endpoint;
+use super::errors::{one_line, redact, McpError};
+use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
+use super::jsonrpc::{self, Incoming, RpcError};
+use super::session::{RequestFactory, Session};
+use super::version::{self, Era, ProtocolChoice};
+
+/// Default cap on one response body: enough for a 500 000-atom result (contract §5.1) at 256 bytes per
+/// atom (positions at full double precision, elements, bonds, molecule and residue arrays, JSON-RPC and
+/// SSE framing).
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 500_000 * 256;
+
+/// Connection settings. `Debug` never shows the token.
+#[derive(Clone)]
+pub struct Config {
+    /// The server's endpoint URL (`…/mcp`).
+    pub url: String,
+    /// Bearer token, sent as `Authorization: Bearer …` on every request.
+    pub token: Option<String>,
+    /// Which protocol era to use.
+    pub protocol: ProtocolChoice,
+    /// `clientInfo.name`.
+    pub client_name: String,
+    /// `clientInfo.version`.
+    pub client_version: String,
+    /// The page's origin, named in a 403 error so the user knows what to pass to `--allow-origin`.
+    pub origin: Option<String>,
+    /// Cap on one response body, in bytes.
+    pub max_response_bytes: u64,
+}
+
+impl Config {
+    /// Settings with defaults: legacy era, no token, the crate's name and version as `clientInfo`.
+    pub fn new(url: impl Into<String>) -> Self {
+        Config {
+            url: url.into(),
+            token: None,
+            protocol: ProtocolChoice::Legacy,
+            client_name: env!("CARGO_PKG_NAME").to_string(),
+            client_version: env!("CARGO_PKG_VERSION").to_string(),
+            origin: None,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("protocol", &self.protocol)
+            .field("client_name", &self.client_name)
+            .field("client_version", &self.client_version)
+            .field("origin", &self.origin)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish()
+    }
+}
+
+/// Identifies one operation the host started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u64);
+
+/// Identifies one HTTP request/response the host carries out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExchangeId(pub u64);
+
+/// What the server told us about itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerInfo {
+    /// `serverInfo.name`, if given.
+    pub name: Option<String>,
+    /// `serverInfo.version`, if given.
+    pub version: Option<String>,
+    /// The protocol version in use.
+    pub protocol_version: String,
+    /// The era in use.
+    pub era: Era,
+    /// `instructions` (untrusted text).
+    pub instructions: Option<String>,
+    /// The server's `capabilities`.
+    pub capabilities: Value,
+    /// Whether the server declared `tools.listChanged`.
+    pub tools_list_changed: bool,
+    /// The URL's host, for display when the server gives no name.
+    pub host: String,
+}
+
+impl ServerInfo {
+    /// `serverInfo.name`, else the URL's host.
+    pub fn display_name(&self) -> &str {
+        self.name
+            .as_deref()
+            .filter(|n| !n.is_empty())
+            .unwrap_or(&self.host)
+    }
+}
+
+/// The successful outcome of an operation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpResult {
+    /// The handshake finished.
+    Connected(ServerInfo),
+    /// Every page of `tools/list`, raw.
+    Tools(Vec<Value>),
+    /// The raw `CallToolResult` (the contract core interprets it; `isError` is not a failure here).
+    ToolResult(Value),
+    /// The server answered a `ping`.
+    Pong,
+    /// The connection is closed (DELETE sent and answered, or nothing to delete).
+    Closed,
+}
+
+/// Something the host must do or know.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Send this request and feed the answer back under `exchange`.
+    SendRequest {
+        /// The id to feed back with.
+        exchange: ExchangeId,
+        /// The request.
+        request: HttpRequest,
+    },
+    /// Abort this fetch (cancel, timeout, cap exceeded); later input for it is ignored.
+    AbortExchange {
+        /// The exchange to abort.
+        exchange: ExchangeId,
+    },
+    /// Progress of a `tools/call`.
+    Progress {
+        /// The call.
+        op: OpId,
+        /// `progress / total` when the server gave a total.
+        fraction: Option<f64>,
+        /// The server's message.
+        message: Option<String>,
+    },
+    /// An operation finished.
+    Response {
+        /// The operation.
+        op: OpId,
+        /// Its result.
+        result: OpResult,
+    },
+    /// An operation failed (or was cancelled, or timed out).
+    Failed {
+        /// The operation.
+        op: OpId,
+        /// Why.
+        error: McpError,
+    },
+    /// Something the user may want to know that is not an error (fallbacks, re-initialisation).
+    Notice(String),
+    /// The server said its tool list changed (`notifications/tools/list_changed`); list again.
+    ToolsChanged,
+}
+
+/// Options of one `tools/call`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallOptions {
+    /// The tool's `expectedSeconds` (contract §3), for the timeout.
+    pub expected_seconds: Option<f64>,
+    /// An explicit timeout (still capped at 30 minutes).
+    pub timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    New,
+    Probing,
+    Initializing,
+    SendingInitialized,
+    Ready,
+    Failed,
+    Closed,
+}
+
+#[derive(Debug)]
+enum OpKind {
+    Connect,
+    ListTools {
+        seen: HashSet<String>,
+        cursor: Option<String>,
+        tools: Vec<Value>,
+    },
+    Call {
+        name: String,
+        arguments: Value,
+        token: String,
+        timeout_ms: u64,
+        cap_at: u64,
+    },
+    Ping,
+    Close,
+}
+
+#[derive(Debug)]
+struct Op {
+    kind: OpKind,
+    deadline: Option<u64>,
+    /// The in-flight request: exchange and JSON-RPC id.
+    inflight: Option<(ExchangeId, u64)>,
+    /// Already re-initialised once for this operation after a 404.
+    reinit_used: bool,
+    /// How often a broken answer stream was resumed with `Last-Event-ID`.
+    resume_attempts: u32,
+    /// The last SSE event id seen on this operation's answer streams.
+    last_event_id: Option<String>,
+    /// The server's `retry:` value for this operation's streams.
+    retry_ms: Option<u64>,
+}
+
+/// A GET that will resume a broken answer stream.
+#[derive(Debug)]
+struct PendingResume {
+    op: OpId,
+    rpc_id: u64,
+    due: u64,
+}
+
+/// Most resumptions of one operation's answer stream.
+const MAX_RESUMES: u32 = 5;
+/// Wait before resuming when the server gave no `retry:`.
+const DEFAULT_RETRY_MS: u64 = 1_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    /// A JSON-RPC request of an operation.
+    Rpc(OpId),
+    /// Legacy `initialize`.
+    Initialize,
+    /// `notifications/initialized`.
+    Initialized,
+    /// Modern `server/discover`.
+    Discover,
+    /// A notification or an answer to a server request: only the status matters.
+    Notify,
+    /// Session DELETE of a close operation.
+    Delete(OpId),
+}
+
+#[derive(Debug)]
+struct Exchange {
+    purpose: Purpose,
+    rpc_id: Option<u64>,
+    sent_session: bool,
+    status: Option<u16>,
+    reader: Option<BodyReader>,
+    answered: bool,
+    modern: bool,
+    /// A GET resuming a broken answer stream.
+    resume: bool,
+}
+
+/// The sans-I/O MCP client. See the module documentation for the driving loop.
+pub struct Client {
+    endpoint: Endpoint,
+    token: Option<String>,
+    protocol: ProtocolChoice,
+    origin: Option<String>,
+    max_response_bytes: u64,
+    client_info: Value,
+    session: Session,
+    state: State,
+    server: Option<ServerInfo>,
+    next_rpc: u64,
+    next_op: u64,
+    next_exchange: u64,
+    ops: HashMap<OpId, Op>,
+    /// Operations waiting for the handshake, in order.
+    waiting: VecDeque<OpId>,
+    connect_op: Option<OpId>,
+    /// Deadline of the handshake itself.
+    handshake_deadline: Option<u64>,
+    modern_retry_used: bool,
+    exchanges: HashMap<ExchangeId, Exchange>,
+    progress_tokens: HashMap<String, OpId>,
+    resumes: Vec<PendingResume>,
+    events: VecDeque<Event>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("url", &self.endpoint.url)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("session", &self.session)
+            .field("state", &self.state)
+            .field("pending_ops", &self.ops.len())
+            .finish()
+    }
+}
+
+impl Client {
+    /// A client for `config`. Fails, before anything is sent, for an unusable or insecure URL.
+    pub fn new(config: Config) -> Result<Self, McpError> {
+        let endpoint = Endpoint::parse(&config.url)?;
+        let era = if config.protocol == ProtocolChoice::Legacy {
+            Era::Legacy
+        } else {
+            Era::Modern
+        };
+        Ok(Client {
+            endpoint,
+            token: config.token.filter(|t| !t.is_empty()),
+            protocol: config.protocol,
+            origin: config.origin,
+            max_response_bytes: config.max_response_bytes.max(1),
+            client_info: json!({"name": config.client_name, "version": config.client_version}),
+            session: Session {
+                era,
+                version: None,
+                session_id: None,
+            },
+            state: State::New,
+            server: None,
+            next_rpc: 1,
+            next_op: 1,
+            next_exchange: 1,
+            ops: HashMap::new(),
+            waiting: VecDeque::new(),
+            connect_op: None,
+            handshake_deadline: None,
+            modern_retry_used: false,
+            exchanges: HashMap::new(),
+            progress_tokens: HashMap::new(),
+            resumes: Vec::new(),
+            events: VecDeque::new(),
+        })
+    }
+
+    /// The server's description once connected.
+    pub fn server_info(&self) -> Option<&ServerInfo> {
+        self.server.as_ref()
+    }
+
+    /// The negotiated state (era, version, session id).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Whether the handshake has finished and the connection is usable.
+    pub fn is_ready(&self) -> bool {
+        self.state == State::Ready
+    }
+
+    /// The next thing for the host to do or report.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// Starts the handshake (legacy `initialize`, or a modern `server/discover` probe).
+    pub fn connect(&mut self, now: u64) -> OpId {
+        let op = self.new_op(OpKind::Connect, None);
+        if self.state != State::New {
+            let error = match self.state {
+                State::Closed => McpError::Closed,
+                _ => McpError::server("connect() was called twice"),
+            };
+            self.fail_op(op, error);
+            return op;
+        }
+        self.connect_op = Some(op);
+        self.start_handshake(now);
+        op
+    }
+
+    /// Lists every tool, following `nextCursor` to the end.
+    pub fn list_tools(&mut self, now: u64) -> OpId {
+        let kind = OpKind::ListTools {
+            seen: HashSet::new(),
+            cursor: None,
+            tools: Vec::new(),
+        };
+        let op = self.new_op(kind, None);
+        self.start_op(op, now);
+        op
+    }
+
+    /// Sends a `ping` (checks that the session is alive).
+    pub fn ping(&mut self, now: u64) -> OpId {
+        let op = self.new_op(OpKind::Ping, None);
+        self.start_op(op, now);
+        op
+    }
+
+    /// Calls tool `name` with `arguments`, with a unique progress token and the contract's timeout.
+    pub fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Value,
+        options: &CallOptions,
+        now: u64,
+    ) -> OpId {
+        let timeout_ms = call_timeout_ms(options.expected_seconds, options.timeout_ms);
+        let id = self.next_op;
+        let token = format!("mbc-progress-{id}");
+        let kind = OpKind::Call {
+            name: name.to_string(),
+            arguments,
+            token: token.clone(),
+            timeout_ms,
+            cap_at: now.saturating_add(MAX_CALL_TIMEOUT_MS),
+        };
+        let op = self.new_op(kind, Some(now.saturating_add(timeout_ms)));
+        self.progress_tokens.insert(token, op);
+        self.start_op(op, now);
+        op
+    }
+
+    /// Cancels an operation: a call gets `notifications/cancelled` (legacy era) and its fetch aborted;
+    /// anything the server sends for it afterwards is discarded. Reports [`McpError::Cancelled`].
+    /// The handshake is never cancelled on the wire (the spec forbids cancelling `initialize`).
+    pub fn cancel(&mut self, op: OpId, _now: u64) {
+        self.stop_op(op, McpError::Cancelled);
+    }
+
+    /// Closes the connection: pending operations fail with [`McpError::Closed`], and a legacy session is
+    /// ended with DELETE (any answer, 405 included, completes the close).
+    pub fn close(&mut self, now: u64) -> OpId {
+        let op = self.new_op(
+            OpKind::Close,
+            Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS)),
+        );
+        let others: Vec<OpId> = self.ops.keys().copied().filter(|o| *o != op).collect();
+        let mut others = others;
+        others.sort();
+        for o in others {
+            self.stop_op(o, McpError::Closed);
+        }
+        self.waiting.clear();
+        // A handshake still in flight is abandoned too (cancellation notices just queued still go out).
+        let mut left: Vec<ExchangeId> = self
+            .exchanges
+            .iter()
+            .filter(|(_, e)| e.purpose != Purpose::Notify)
+            .map(|(id, _)| *id)
+            .collect();
+        left.sort();
+        for ex in left {
+            self.abort(ex);
+        }
+        let had_session = self.session.era == Era::Legacy && self.session.session_id.is_some();
+        self.state = State::Closed;
+        self.handshake_deadline = None;
+        if had_session {
+            let request = self.factory().delete();
+            // Forget the id: a second close has nothing left to delete.
+            self.session.session_id = None;
+            let ex = self.send(request, Purpose::Delete(op), None);
+            if let Some(o) = self.ops.get_mut(&op) {
+                o.inflight = Some((ex, 0));
+            }
+        } else {
+            self.finish_op(op, OpResult::Closed);
+        }
+        op
+    }
+
+    /// When [`Client::handle_timeout`] should next be called (milliseconds, same clock as `now`).
+    pub fn poll_timeout(&self) -> Option<u64> {
+        self.ops
+            .values()
+            .filter_map(|o| o.deadline)
+            .chain(self.handshake_deadline)
+            .chain(self.resumes.iter().map(|r| r.due))
+            .min()
+    }
+
+    /// Fails every operation whose deadline has passed; a timed-out call is cancelled as by
+    /// [`Client::cancel`] and reported as [`McpError::Timeout`].
+    pub fn handle_timeout(&mut self, now: u64) {
+        // Broken answer streams whose wait is over are resumed first.
+        let (due, later): (Vec<PendingResume>, Vec<PendingResume>) =
+            std::mem::take(&mut self.resumes)
+                .into_iter()
+                .partition(|r| r.due <= now);
+        self.resumes = later;
+        for r in due {
+            self.send_resume(r);
+        }
+        if let Some(d) = self.handshake_deadline {
+            if d <= now {
+                self.handshake_deadline = None;
+                let secs = DEFAULT_REQUEST_TIMEOUT_MS / 1000;
+                let aborts: Vec<ExchangeId> = self
+                    .exchanges
+                    .iter()
+                    .filter(|(_, e)| {
+                        matches!(
+                            e.purpose,
+                            Purpose::Initialize | Purpose::Initialized | Purpose::Discover
+                        )
+                    })
+                    .map(|(id, _)| *id)
+                    .collect();
+                for ex in aborts {
+                    self.abort(ex);
+                }
+                self.fail_connection(McpError::Timeout { seconds: secs });
+            }
+        }
+        let mut due: Vec<(OpId, u64)> = self
+            .ops
+            .iter()
+            .filter_map(|(id, o)| {
+                o.deadline
+                    .filter(|d| *d <= now)
+                    .map(|_| (*id, timeout_of(o)))
+            })
+            .collect();
+        due.sort();
+        for (op, ms) in due {
+            self.stop_op(
+                op,
+                McpError::Timeout {
+                    seconds: ms.div_ceil(1000),
+                },
+            );
+        }
+    }
+
+    /// The status and headers of an exchange's response.
+    pub fn handle_head(
+        &mut self,
+        exchange: ExchangeId,
+        status: u16,
+        headers: &[(String, String)],
+        _now: u64,
+    ) {
+        let limit = self.max_response_bytes;
+        let Some(ex) = self.exchanges.get_mut(&exchange) else {
+            return;
+        };
+        ex.status = Some(status);
+        if ex.purpose == Purpose::Initialize && (200..300).contains(&status) {
+            self.session.session_id = header_value(headers, SESSION_ID)
+                .map(str::trim)
+                .filter(|s| !s.is_empty() && s.bytes().all(|b| (0x21..=0x7e).contains(&b)))
+                .map(str::to_string);
+        }
+        let kind = body_kind(header_value(headers, "content-type"));
+        let too_large = header_value(headers, "content-length")
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .is_some_and(|n| n > limit);
+        let ok = (200..300).contains(&status);
+        let wants_messages = !matches!(ex.purpose, Purpose::Notify | Purpose::Delete(_));
+        // Error bodies (and bodies nobody reads) are kept only up to a small bound, for the message.
+        ex.reader = Some(if ok && wants_messages {
+            BodyReader::messages(kind, limit)
+        } else {
+            BodyReader::text()
+        });
+        if ok && wants_messages && too_large {
+            self.body_failed(exchange, BodyError::TooLarge { limit });
+        }
+    }
+
+    /// One chunk of an exchange's body.
+    pub fn handle_chunk(&mut self, exchange: ExchangeId, chunk: &[u8], now: u64) {
+        let Some(ex) = self.exchanges.get_mut(&exchange) else {
+            return;
+        };
+        let Some(reader) = ex.reader.as_mut() else {
+            return;
+        };
+        match reader.push(chunk) {
+            Ok(msgs) => {
+                for m in msgs {
+                    self.handle_message(exchange, m, now);
+                }
+            }
+            Err(e) => self.body_failed(exchange, e),
+        }
+    }
+
+    /// The end of an exchange's body.
+    pub fn handle_end(&mut self, exchange: ExchangeId, now: u64) {
+        let Some(ex) = self.exchanges.get_mut(&exchange) else {
+            return;
+        };
+        let Some(mut reader) = ex.reader.take() else {
+            // End without a head: treat as a dropped connection.
+            self.handle_network_error(exchange, "the response ended before its headers", now);
+            return;
+        };
+        let msgs = reader.finish();
+        match msgs {
+            Ok(msgs) => {
+                for m in msgs {
+                    self.handle_message(exchange, m, now);
+                }
+            }
+            Err(e) => {
+                self.body_failed(exchange, e);
+                return;
+            }
+        }
+        let Some(ex) = self.exchanges.remove(&exchange) else {
+            return;
+        };
+        let status = ex.status.unwrap_or(0);
+        if (200..300).contains(&status) {
+            let resume_point = reader.resume_point();
+            self.ended_ok(ex, status, resume_point, now);
+        } else {
+            self.ended_with_error(ex, status, reader.kept_bytes(), now);
+        }
+    }
+
+    /// The exchange got no HTTP answer (fetch rejected: server down, CORS preflight refused, stream
+    /// broken).
+    pub fn handle_network_error(&mut self, exchange: ExchangeId, detail: &str, now: u64) {
+        let Some(ex) = self.exchanges.remove(&exchange) else {
+            return;
+        };
+        let detail = redact(&one_line(detail), self.token.as_deref());
+        let error = McpError::Network {
+            url: self.endpoint.url.clone(),
+            detail: detail.clone(),
+            origin: self.origin.clone(),
+        };
+        match ex.purpose {
+            Purpose::Rpc(op) => {
+                let point = ex.reader.as_ref().and_then(BodyReader::resume_point);
+                if ex.status.is_some_and(|s| (200..300).contains(&s))
+                    && !ex.answered
+                    && self.try_resume(op, ex.rpc_id, point, now)
+                {
+                    return;
+                }
+                if ex.status.is_some() {
+                    self.fail_op(
+                        op,
+                        McpError::server(format!("the answer stream broke off ({detail})")),
+                    );
+                } else {
+                    self.fail_op(op, error);
+                }
+            }
+            Purpose::Discover if self.protocol == ProtocolChoice::Auto => {
+                self.notice(format!(
+                    "The 2026-07-28 probe failed ({detail}); the browser may have refused the new headers (CORS). Using the initialize handshake instead."
+                ));
+                self.fall_back_to_legacy(now);
+            }
+            Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {
+                self.fail_connection(error)
+            }
+            Purpose::Notify => {}
+            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
+        }
+    }
+
+    // ----- internals -------------------------------------------------------------------------
+
+    fn factory(&self) -> RequestFactory<'_> {
+        RequestFactory {
+            endpoint: &self.endpoint,
+            token: self.token.as_deref(),
+            session: &self.session,
+            client_info: &self.client_info,
+        }
+    }
+
+    fn new_op(&mut self, kind: OpKind, deadline: Option<u64>) -> OpId {
+        let id = OpId(self.next_op);
+        self.next_op += 1;
+        self.ops.insert(
+            id,
+            Op {
+                kind,
+                deadline,
+                inflight: None,
+                reinit_used: false,
+                resume_attempts: 0,
+                last_event_id: None,
+                retry_ms: None,
+            },
+        );
+        id
+    }
+
+    fn rpc_id(&mut self) -> u64 {
+        let id = self.next_rpc;
+        self.next_rpc += 1;
+        id
+    }
+
+    fn notice(&mut self, s: String) {
+        self.events.push_back(Event::Notice(s));
+    }
+
+    fn send(&mut self, request: HttpRequest, purpose: Purpose, rpc_id: Option<u64>) -> ExchangeId {
+        let exchange = ExchangeId(self.next_exchange);
+        self.next_exchange += 1;
+        let sent_session = request.header(SESSION_ID).is_some();
+        self.exchanges.insert(
+            exchange,
+            Exchange {
+                purpose,
+                rpc_id,
+                sent_session,
+                status: None,
+                reader: None,
+                answered: false,
+                modern: self.session.era == Era::Modern,
+                resume: false,
+            },
+        );
+        self.events
+            .push_back(Event::SendRequest { exchange, request });
+        exchange
+    }
+
+    fn abort(&mut self, exchange: ExchangeId) {
+        if self.exchanges.remove(&exchange).is_some() {
+            self.events.push_back(Event::AbortExchange { exchange });
+        }
+    }
+
+    fn start_handshake(&mut self, now: u64) {
+        self.handshake_deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
+        match self.protocol {
+            ProtocolChoice::Legacy => self.send_initialize(),
+            ProtocolChoice::Modern | ProtocolChoice::Auto => {
+                self.state = State::Probing;
+                self.session = Session {
+                    era: Era::Modern,
+                    version: Some(version::MODERN.into()),
+                    session_id: None,
+                };
+                let id = self.rpc_id();
+                let request =
+                    self.factory()
+                        .post(jsonrpc::request(id, "server/discover", json!({})));
+                self.send(request, Purpose::Discover, Some(id));
+            }
+        }
+    }
+
+    fn send_initialize(&mut self) {
+        self.state = State::Initializing;
+        self.session = Session {
+            era: Era::Legacy,
+            version: None,
+            session_id: None,
+        };
+        let id = self.rpc_id();
+        let params = json!({
+            "protocolVersion": version::LEGACY_OFFER,
+            "capabilities": {},
+            "clientInfo": self.client_info,
+        });
+        let request = self
+            .factory()
+            .post(jsonrpc::request(id, "initialize", params));
+        self.send(request, Purpose::Initialize, Some(id));
+    }
+
+    fn fall_back_to_legacy(&mut self, now: u64) {
+        self.handshake_deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
+        self.send_initialize();
+    }
+
+    fn start_op(&mut self, op: OpId, now: u64) {
+        match self.state {
+            State::Ready => self.send_op_request(op, now),
+            State::Failed => self.fail_op(
+                op,
+                McpError::server("the connection failed earlier; connect again"),
+            ),
+            State::Closed => self.fail_op(op, McpError::Closed),
+            _ => self.waiting.push_back(op),
+        }
+    }
+
+    fn send_op_request(&mut self, op: OpId, now: u64) {
+        let id = self.rpc_id();
+        let Some(o) = self.ops.get_mut(&op) else {
+            return;
+        };
+        let message = match &o.kind {
+            OpKind::ListTools { cursor, .. } => {
+                o.deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
+                let params = match cursor {
+                    Some(c) => json!({"cursor": c}),
+                    None => json!({}),
+                };
+                jsonrpc::request(id, "tools/list", params)
+            }
+            OpKind::Call {
+                name,
+                arguments,
+                token,
+                ..
+            } => jsonrpc::request(
+                id,
+                "tools/call",
+                json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}}),
+            ),
+            OpKind::Ping => {
+                o.deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
+                jsonrpc::request(id, "ping", json!({}))
+            }
+            OpKind::Connect | OpKind::Close => return,
+        };
+        let request = self.factory().post(message);
+        let ex = self.send(request, Purpose::Rpc(op), Some(id));
+        if let Some(o) = self.ops.get_mut(&op) {
+            o.inflight = Some((ex, id));
+        }
+    }
+
+    fn finish_op(&mut self, op: OpId, result: OpResult) {
+        self.resumes.retain(|r| r.op != op);
+        if let Some(o) = self.ops.remove(&op) {
+            if let OpKind::Call { token, .. } = &o.kind {
+                self.progress_tokens.remove(token);
+            }
+            self.events.push_back(Event::Response { op, result });
+        }
+    }
+
+    fn fail_op(&mut self, op: OpId, error: McpError) {
+        self.resumes.retain(|r| r.op != op);
+        if let Some(o) = self.ops.remove(&op) {
+            if let OpKind::Call { token, .. } = &o.kind {
+                self.progress_tokens.remove(token);
+            }
+            self.waiting.retain(|w| *w != op);
+            self.events.push_back(Event::Failed { op, error });
+        }
+    }
+
+    /// Stops an operation from the client side (cancel, timeout, close).
+    fn stop_op(&mut self, op: OpId, error: McpError) {
+        let Some(o) = self.ops.get(&op) else { return };
+        let inflight = o.inflight;
+        let is_call = matches!(o.kind, OpKind::Call { .. });
+        if matches!(o.kind, OpKind::Connect) {
+            // Never cancel initialize on the wire; the host just stops waiting.
+            self.connect_op = None;
+            self.fail_op(op, error);
+            return;
+        }
+        // The request is running on the server while its answer stream is open, or while a broken
+        // stream waits to be resumed.
+        let live_exchange = inflight.filter(|(ex, _)| self.exchanges.contains_key(ex));
+        let running = live_exchange
+            .map(|(_, id)| id)
+            .or_else(|| self.resumes.iter().find(|r| r.op == op).map(|r| r.rpc_id));
+        if let Some(rpc_id) = running {
+            if is_call && self.session.era == Era::Legacy && self.state != State::Closed {
+                let reason = match error {
+                    McpError::Timeout { .. } => "timed out",
+                    McpError::Closed => "connection closed",
+                    _ => "cancelled by the user",
+                };
+                let note = jsonrpc::notification(
+                    "notifications/cancelled",
+                    Some(json!({"requestId": rpc_id, "reason": reason})),
+                );
+                let request = self.factory().post(note);
+                self.send(request, Purpose::Notify, None);
+            }
+        }
+        if let Some((ex, _)) = live_exchange {
+            self.abort(ex);
+        }
+        self.fail_op(op, error);
+    }
+
+    fn fail_connection(&mut self, error: McpError) {
+        self.state = State::Failed;
+        self.handshake_deadline = None;
+        if let Some(op) = self.connect_op.take() {
+            self.fail_op(op, error.clone());
+        }
+        let waiting: Vec<OpId> = self.waiting.drain(..).collect();
+        for op in waiting {
+            self.fail_op(op, error.clone());
+        }
+    }
+
+    fn become_ready(&mut self, now: u64) {
+        self.state = State::Ready;
+        self.handshake_deadline = None;
+        if let Some(op) = self.connect_op.take() {
+            if let Some(info) = self.server.clone() {
+                self.finish_op(op, OpResult::Connected(info));
+            }
+        }
+        let waiting: Vec<OpId> = self.waiting.drain(..).collect();
+        for op in waiting {
+            self.send_op_request(op, now);
+        }
+    }
+
+    fn body_failed(&mut self, exchange: ExchangeId, error: BodyError) {
+        let Some(ex) = self.exchanges.get(&exchange) else {
+            return;
+        };
+        let purpose = ex.purpose;
+        self.abort(exchange);
+        let error = match error {
+            BodyError::TooLarge { limit } => McpError::TooLarge { limit },
+            BodyError::Malformed(m) => McpError::server(m),
+        };
+        match purpose {
+            Purpose::Rpc(op) => self.fail_op(op, error),
+            Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {
+                self.fail_connection(error)
+            }
+            Purpose::Notify => {}
+            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
+        }
+    }
+
+    fn handle_message(&mut self, exchange: ExchangeId, message: Incoming, now: u64) {
+        match message {
+            Incoming::Response { id, outcome } => {
+                let Some(ex) = self.exchanges.get_mut(&exchange) else {
+                    return;
+                };
+                let matches = jsonrpc::id_as_u64(&id).is_some_and(|i| Some(i) == ex.rpc_id);
+                if !matches {
+                    return; // not the answer this stream is for (or a stale one): ignored
+                }
+                ex.answered = true;
+                let purpose = ex.purpose;
+                self.handle_answer(purpose, outcome, now);
+            }
+            Incoming::Notification { method, params } => match method.as_str() {
+                "notifications/progress" => {
+                    let Some((token, update)) = parse_progress(&params) else {
+                        return;
+                    };
+                    let key = match &token {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    let Some(&op) = self.progress_tokens.get(&key) else {
+                        return;
+                    };
+                    if let Some(o) = self.ops.get_mut(&op) {
+                        if let OpKind::Call {
+                            timeout_ms, cap_at, ..
+                        } = &o.kind
+                        {
+                            o.deadline = Some(now.saturating_add(*timeout_ms).min(*cap_at));
+                        }
+                    }
+                    self.events.push_back(Event::Progress {
+                        op,
+                        fraction: update.fraction,
+                        message: update.message,
+                    });
+                }
+                "notifications/tools/list_changed"
+                    if self.server.as_ref().is_some_and(|s| s.tools_list_changed) =>
+                {
+                    self.events.push_back(Event::ToolsChanged);
+                }
+                _ => {}
+            },
+            Incoming::Request { id, method, .. } => {
+                let answer = if method == "ping" {
+                    jsonrpc::response(id, json!({}))
+                } else {
+                    jsonrpc::error_response(id, jsonrpc::METHOD_NOT_FOUND, "Method not found")
+                };
+                if self.state != State::Closed && self.session.era == Era::Legacy {
+                    let request = self.factory().post(answer);
+                    self.send(request, Purpose::Notify, None);
+                }
+            }
+        }
+    }
+
+    fn handle_answer(&mut self, purpose: Purpose, outcome: Result<Value, RpcError>, now: u64) {
+        if matches!(self.state, State::Closed | State::Failed)
+            && !matches!(purpose, Purpose::Rpc(_))
+        {
+            return;
+        }
+        match purpose {
+            Purpose::Initialize => match outcome {
+                Ok(result) => self.initialize_result(result),
+                Err(e) => self.fail_connection(self.rpc_failure(&e)),
+            },
+            Purpose::Discover => match outcome {
+                Ok(result) => self.discover_result(result, now),
+                Err(e) if self.protocol == ProtocolChoice::Auto => {
+                    self.notice(format!(
+                        "The server did not accept the 2026-07-28 probe ({}); using the initialize handshake.",
+                        one_line(&e.message)
+                    ));
+                    self.fall_back_to_legacy(now);
+                }
+                Err(e) => self.fail_connection(self.rpc_failure(&e)),
+            },
+            Purpose::Rpc(op) => match outcome {
+                Ok(result) => self.op_result(op, result, now),
+                Err(e) => {
+                    let err = self.rpc_failure(&e);
+                    self.fail_op(op, err);
+                }
+            },
+            Purpose::Initialized | Purpose::Notify | Purpose::Delete(_) => {}
+        }
+    }
+
+    fn rpc_failure(&self, e: &RpcError) -> McpError {
+        let msg = redact(&e.message, self.token.as_deref());
+        McpError::server(format!("{} (JSON-RPC error {})", one_line(&msg), e.code))
+    }
+
+    fn initialize_result(&mut self, result: Value) {
+        let offered = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .unwrap_or("(none)");
+        let accepted = match version::accept_legacy(offered) {
+            Ok(v) => v,
+            Err(e) => {
+                self.fail_connection(e);
+                return;
+            }
+        };
+        self.session.version = Some(accepted.to_string());
+        let info = self.server_info_from(&result, result.get("serverInfo"), accepted, Era::Legacy);
+        if self.server.is_some() {
+            self.notice("The server's session had expired; started a new session.".into());
+        }
+        self.server = Some(info);
+        self.state = State::SendingInitialized;
+        let request = self
+            .factory()
+            .post(jsonrpc::notification("notifications/initialized", None));
+        self.send(request, Purpose::Initialized, None);
+    }
+
+    fn discover_result(&mut self, result: Value, now: u64) {
+        let supported: Vec<String> = result
+            .get("supportedVersions")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !supported.is_empty() && version::mutual_modern(&supported).is_none() {
+            if self.protocol == ProtocolChoice::Auto && version::has_mutual_legacy(&supported) {
+                self.notice(
+                    "The server does not speak 2026-07-28; using the initialize handshake.".into(),
+                );
+                self.fall_back_to_legacy(now);
+            } else {
+                self.fail_connection(McpError::UnsupportedVersion {
+                    offered: supported.join(", "),
+                });
+            }
+            return;
+        }
+        let server_info = result
+            .get("_meta")
+            .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
+        let server_info = server_info.or_else(|| result.get("serverInfo")).cloned();
+        let info =
+            self.server_info_from(&result, server_info.as_ref(), version::MODERN, Era::Modern);
+        self.server = Some(info);
+        self.become_ready(now);
+    }
+
+    fn server_info_from(
+        &self,
+        result: &Value,
+        server_info: Option<&Value>,
+        version: &str,
+        era: Era,
+    ) -> ServerInfo {
+        let text = |v: Option<&Value>, key: &str| {
+            v.and_then(|s| s.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let capabilities = result.get("capabilities").cloned().unwrap_or(Value::Null);
+        let tools_list_changed = capabilities
+            .get("tools")
+            .and_then(|t| t.get("listChanged"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        ServerInfo {
+            name: text(server_info, "name"),
+            version: text(server_info, "version"),
+            protocol_version: version.to_string(),
+            era,
+            instructions: result
+                .get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            capabilities,
+            tools_list_changed,
+            host: self.endpoint.host.clone(),
+        }
+    }
+
+    fn op_result(&mut self, op: OpId, result: Value, now: u64) {
+        let Some(o) = self.ops.get_mut(&op) else {
+            return;
+        };
+        o.inflight = None;
+        match &mut o.kind {
+            OpKind::Call { .. } => {
+                if !result.is_object() {
+                    self.fail_op(
+                        op,
+                        McpError::server("tools/call answered with a result that is not an object"),
+                    );
+                } else {
+                    self.finish_op(op, OpResult::ToolResult(result));
+                }
+            }
+            OpKind::ListTools {
+                seen,
+                cursor,
+                tools,
+            } => {
+                match result.get("tools") {
+                    Some(Value::Array(page)) => tools.extend(page.iter().cloned()),
+                    _ => {
+                        self.fail_op(
+                            op,
+                            McpError::server("tools/list answered without a tools array"),
+                        );
+                        return;
+                    }
+                }
+                match result.get("nextCursor") {
+                    Some(Value::String(next)) => {
+                        if !seen.insert(next.clone()) {
+                            let shown: String = next.chars().take(40).collect();
+                            self.fail_op(
+                                op,
+                                McpError::server(format!(
+                                    "tools/list returned the cursor {shown:?} twice"
+                                )),
+                            );
+                            return;
+                        }
+                        *cursor = Some(next.clone());
+                        self.send_op_request(op, now);
+                    }
+                    Some(Value::Null) | None => {
+                        let tools = std::mem::take(tools);
+                        self.finish_op(op, OpResult::Tools(tools));
+                    }
+                    Some(_) => self.fail_op(
+                        op,
+                        McpError::server("tools/list returned a nextCursor that is not a string"),
+                    ),
+                }
+            }
+            OpKind::Ping => self.finish_op(op, OpResult::Pong),
+            OpKind::Connect | OpKind::Close => {}
+        }
+    }
+
+    /// Schedules a GET with `Last-Event-ID` for an answer stream that ended (or broke) before the
+    /// answer, when the server gave event ids (legacy era). False when it cannot be resumed.
+    fn try_resume(
+        &mut self,
+        op: OpId,
+        rpc_id: Option<u64>,
+        point: Option<(String, Option<u64>)>,
+        now: u64,
+    ) -> bool {
+        let Some(rpc_id) = rpc_id else { return false };
+        if self.session.era != Era::Legacy || self.state != State::Ready {
+            return false;
+        }
+        let Some(o) = self.ops.get_mut(&op) else {
+            return false;
+        };
+        if let Some((id, retry)) = point {
+            o.last_event_id = Some(id);
+            if retry.is_some() {
+                o.retry_ms = retry;
+            }
+        }
+        if o.last_event_id.is_none() || o.resume_attempts >= MAX_RESUMES {
+            return false;
+        }
+        o.resume_attempts += 1;
+        o.inflight = None;
+        let wait = o.retry_ms.unwrap_or(DEFAULT_RETRY_MS).min(60_000);
+        self.resumes.push(PendingResume {
+            op,
+            rpc_id,
+            due: now.saturating_add(wait),
+        });
+        true
+    }
+
+    fn send_resume(&mut self, r: PendingResume) {
+        let Some(last) = self.ops.get(&r.op).and_then(|o| o.last_event_id.clone()) else {
+            return;
+        };
+        let request = self.factory().resume(&last);
+        let ex = self.send(request, Purpose::Rpc(r.op), Some(r.rpc_id));
+        if let Some(e) = self.exchanges.get_mut(&ex) {
+            e.resume = true;
+        }
+        if let Some(o) = self.ops.get_mut(&r.op) {
+            o.inflight = Some((ex, r.rpc_id));
+        }
+    }
+
+    fn ended_ok(
+        &mut self,
+        ex: Exchange,
+        status: u16,
+        resume_point: Option<(String, Option<u64>)>,
+        now: u64,
+    ) {
+        match ex.purpose {
+            Purpose::Initialized => {
+                if self.state == State::SendingInitialized {
+                    self.become_ready(now);
+                }
+            }
+            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
+            Purpose::Notify => {}
+            _ if ex.answered => {}
+            Purpose::Rpc(op) => {
+                if status != 202 && self.try_resume(op, ex.rpc_id, resume_point, now) {
+                    return;
+                }
+                let error = if status == 202 {
+                    McpError::server(
+                        "the server accepted the request (HTTP 202) but sent no answer",
+                    )
+                } else {
+                    McpError::server("the server ended its answer without a response")
+                };
+                self.fail_op(op, error);
+            }
+            Purpose::Initialize | Purpose::Discover => {
+                if self.state == State::Initializing || self.state == State::Probing {
+                    self.fail_connection(McpError::server(
+                        "the server ended its answer to the handshake without a response",
+                    ));
+                }
+            }
+        }
+    }
+
+    fn ended_with_error(&mut self, ex: Exchange, status: u16, body: &[u8], now: u64) {
+        if ex.resume && status == 405 {
+            if let Purpose::Rpc(op) = ex.purpose {
+                self.fail_op(
+                    op,
+                    McpError::server(
+                        "the answer stream broke off and the server cannot resume it (HTTP 405)",
+                    ),
+                );
+                return;
+            }
+        }
+        let rpc_error = jsonrpc::error_in_body(body);
+        let text = redact(
+            &one_line(&String::from_utf8_lossy(body)),
+            self.token.as_deref(),
+        );
+        // A legacy session that the server no longer knows: start a new one once, then retry.
+        if status == 404
+            && ex.sent_session
+            && !ex.modern
+            && rpc_error
+                .as_ref()
+                .is_none_or(|e| e.code != jsonrpc::METHOD_NOT_FOUND)
+        {
+            if let Purpose::Rpc(op) = ex.purpose {
+                let used = self.ops.get(&op).is_some_and(|o| o.reinit_used);
+                let recoverable = matches!(
+                    self.state,
+                    State::Ready | State::Initializing | State::SendingInitialized
+                );
+                if !used && recoverable {
+                    if let Some(o) = self.ops.get_mut(&op) {
+                        o.reinit_used = true;
+                        o.inflight = None;
+                    }
+                    self.waiting.push_back(op);
+                    if self.state == State::Ready {
+                        self.session.session_id = None;
+                        self.handshake_deadline =
+                            Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
+                        self.send_initialize();
+                    }
+                    return;
+                }
+            }
+        }
+        // Modern era: unsupported version.
+        if status == 400 && ex.modern {
+            if let Some(e) = rpc_error
+                .as_ref()
+                .filter(|e| e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
+            {
+                let supported: Vec<String> = e
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions")))
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if let (Some(v), false) =
+                    (version::mutual_modern(&supported), self.modern_retry_used)
+                {
+                    if ex.purpose == Purpose::Discover || matches!(ex.purpose, Purpose::Rpc(_)) {
+                        self.modern_retry_used = true;
+                        self.session.version = Some(v.to_string());
+                        match ex.purpose {
+                            Purpose::Discover => self.start_handshake(now),
+                            Purpose::Rpc(op) => self.send_op_request(op, now),
+                            _ => {}
+                        }
+                        return;
+                    }
+                }
+                if ex.purpose == Purpose::Discover
+                    && self.protocol == ProtocolChoice::Auto
+                    && (supported.is_empty() || version::has_mutual_legacy(&supported))
+                {
+                    self.notice(
+                        "The server does not speak 2026-07-28; using the initialize handshake."
+                            .into(),
+                    );
+                    self.fall_back_to_legacy(now);
+                    return;
+                }
+                let error = McpError::UnsupportedVersion {
+                    offered: supported.join(", "),
+                };
+                self.fail_purpose(ex.purpose, error);
+                return;
+            }
+        }
+        let error = match status {
+            401 => McpError::Unauthorized {
+                token_given: self.token.is_some(),
+            },
+            403 => McpError::OriginNotAllowed {
+                origin: self.origin.clone(),
+                server_message: text.clone(),
+            },
+            421 => McpError::HostNotAllowed {
+                host: self.endpoint.host.clone(),
+            },
+            400 if !ex.modern
+                && !ex.sent_session
+                && self.session.session_id.is_none()
+                && matches!(ex.purpose, Purpose::Rpc(_) | Purpose::Initialized)
+                && text.to_ascii_lowercase().contains("session") =>
+            {
+                McpError::SessionIdUnreadable
+            }
+            _ => match &rpc_error {
+                Some(e) => McpError::server(format!(
+                    "{} (HTTP {status}, JSON-RPC error {})",
+                    redact(&one_line(&e.message), self.token.as_deref()),
+                    e.code
+                )),
+                None if text.is_empty() => {
+                    McpError::server(format!("HTTP {status} from {}", self.endpoint.url))
+                }
+                None => McpError::server(format!("HTTP {status}: {text}")),
+            },
+        };
+        // The modern probe in auto mode falls back on anything but the errors a user must fix.
+        if ex.purpose == Purpose::Discover
+            && self.protocol == ProtocolChoice::Auto
+            && !matches!(
+                error,
+                McpError::Unauthorized { .. }
+                    | McpError::OriginNotAllowed { .. }
+                    | McpError::HostNotAllowed { .. }
+            )
+        {
+            self.notice(format!(
+                "The 2026-07-28 probe was refused (HTTP {status}); using the initialize handshake."
+            ));
+            self.fall_back_to_legacy(now);
+            return;
+        }
+        self.fail_purpose(ex.purpose, error);
+    }
+
+    fn fail_purpose(&mut self, purpose: Purpose, error: McpError) {
+        match purpose {
+            Purpose::Rpc(op) => self.fail_op(op, error),
+            Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {
+                self.fail_connection(error)
+            }
+            Purpose::Notify => {}
+            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
+        }
+    }
+}
+
+fn timeout_of(op: &Op) -> u64 {
+    match &op.kind {
+        OpKind::Call { timeout_ms, .. } => *timeout_ms,
+        _ => DEFAULT_REQUEST_TIMEOUT_MS,
+    }
+}

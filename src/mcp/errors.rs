@@ -1,0 +1,177 @@
+//! Errors a user can act on, with one-line messages that never contain the bearer token.
+
+use std::fmt;
+
+/// Longest piece of server-provided text kept in an error message.
+const MAX_SERVER_TEXT: usize = 300;
+
+/// Everything that can end a connection or an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpError {
+    /// The URL could not be used (not http/https, no host, …).
+    InvalidUrl {
+        /// What is wrong.
+        reason: String,
+    },
+    /// `http:` to a host that is not loopback: refused before any request (contract §9).
+    InsecureUrl {
+        /// The host that was refused.
+        host: String,
+    },
+    /// HTTP 401: the token is missing or wrong.
+    Unauthorized {
+        /// Whether a token was sent.
+        token_given: bool,
+    },
+    /// HTTP 403: the server does not allow this page's origin.
+    OriginNotAllowed {
+        /// The page's origin, when the host told us.
+        origin: Option<String>,
+        /// The server's text.
+        server_message: String,
+    },
+    /// HTTP 421: the server does not accept the Host it was reached by.
+    HostNotAllowed {
+        /// The host of the URL.
+        host: String,
+    },
+    /// The server needs a session but the page could not read `Mcp-Session-Id` (CORS does not expose it).
+    SessionIdUnreadable,
+    /// The request never got an HTTP answer.
+    Network {
+        /// The URL that was tried.
+        url: String,
+        /// What the transport said.
+        detail: String,
+        /// The page's origin, if known: in a browser a refused CORS preflight looks like this too.
+        origin: Option<String>,
+    },
+    /// The server's protocol version is not one we speak.
+    UnsupportedVersion {
+        /// What the server answered.
+        offered: String,
+    },
+    /// The operation hit its time limit.
+    Timeout {
+        /// The limit, in seconds.
+        seconds: u64,
+    },
+    /// The host cancelled the operation.
+    Cancelled,
+    /// The response was larger than allowed; it was aborted before parsing.
+    TooLarge {
+        /// The cap, in bytes.
+        limit: u64,
+    },
+    /// JSON-RPC or transport failure, shown as `The server failed: …`.
+    ServerFailed {
+        /// The server's message (or a description of what went wrong).
+        message: String,
+    },
+    /// The connection was closed before the operation finished.
+    Closed,
+}
+
+impl McpError {
+    /// A `ServerFailed` with `message` cut to one line of bounded length.
+    pub fn server(message: impl AsRef<str>) -> Self {
+        McpError::ServerFailed {
+            message: one_line(message.as_ref()),
+        }
+    }
+}
+
+/// Collapses whitespace (newlines included) and bounds the length of server-provided text.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::new();
+    for word in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.len() > MAX_SERVER_TEXT {
+            let mut cut = MAX_SERVER_TEXT;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            out.truncate(cut);
+            out.push('…');
+            break;
+        }
+    }
+    out
+}
+
+/// Replaces every occurrence of `token` in `text` (a server that echoes it must not leak it).
+pub fn redact(text: &str, token: Option<&str>) -> String {
+    match token {
+        Some(t) if !t.is_empty() => text.replace(t, "<token>"),
+        _ => text.to_string(),
+    }
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            McpError::InvalidUrl { reason } => write!(f, "The tool server URL is not usable: {reason}."),
+            McpError::InsecureUrl { host } => write!(
+                f,
+                "Refusing to connect to {host} over plain http: use https:// (http is allowed only for a server on this computer: localhost, 127.0.0.1 or [::1])."
+            ),
+            McpError::Unauthorized { token_given: true } => write!(
+                f,
+                "The server refused the token (HTTP 401): the token is wrong; copy it again from the server's output."
+            ),
+            McpError::Unauthorized { token_given: false } => write!(
+                f,
+                "The server needs a token (HTTP 401): the token is missing; enter the token the server printed."
+            ),
+            McpError::OriginNotAllowed { origin: Some(o), server_message } => write!(
+                f,
+                "The server does not allow this page's origin {o} (HTTP 403: {server_message}); start the server with --allow-origin {o}."
+            ),
+            McpError::OriginNotAllowed { origin: None, server_message } => write!(
+                f,
+                "The server does not allow this page's origin (HTTP 403: {server_message}); start the server with --allow-origin <this page's origin>."
+            ),
+            McpError::HostNotAllowed { host } => write!(
+                f,
+                "The server does not accept the host name {host} (HTTP 421, DNS-rebinding protection); connect with the host name the server listens on, such as 127.0.0.1 or localhost."
+            ),
+            McpError::SessionIdUnreadable => write!(
+                f,
+                "The server needs a session but this page cannot read its Mcp-Session-Id header: the server's CORS configuration must expose it (Access-Control-Expose-Headers: Mcp-Session-Id)."
+            ),
+            McpError::Network { url, detail, origin } => {
+                write!(f, "Could not reach {url}: is the server running?")?;
+                if !detail.is_empty() {
+                    write!(f, " ({detail})")?;
+                }
+                if let Some(o) = origin {
+                    write!(
+                        f,
+                        " If it is running, it may not allow this page's origin {o} (start it with --allow-origin {o})."
+                    )?;
+                }
+                Ok(())
+            }
+            McpError::UnsupportedVersion { offered } => write!(
+                f,
+                "The server speaks MCP protocol version {offered:?}, which this client does not support (it supports {} and 2026-07-28).",
+                super::version::LEGACY_SUPPORTED.join(", ")
+            ),
+            McpError::Timeout { seconds } => {
+                write!(f, "No answer from the server within {seconds} s; the request was stopped (timeout).")
+            }
+            McpError::Cancelled => write!(f, "Cancelled."),
+            McpError::TooLarge { limit } => write!(
+                f,
+                "The server's answer is larger than the limit of {limit} bytes; it was discarded before parsing."
+            ),
+            McpError::ServerFailed { message } => write!(f, "The server failed: {message}"),
+            McpError::Closed => write!(f, "The connection to the tool server is closed."),
+        }
+    }
+}
+
+impl std::error::Error for McpError {}

@@ -1,0 +1,429 @@
+//! The thin `fetch` transport (wasm32 only): drives [`Client`] with the global `fetch`, one
+//! `AbortController` per request and a streamed body reader, so the same build runs in a Window, a
+//! Worker and Node ≥ 18.
+//!
+//! Everything protocol-related lives in the sans-I/O core; this file only moves bytes and time:
+//! - `fetch`, `setTimeout` and `clearTimeout` are looked up on `js_sys::global()` (never `window()`);
+//! - time comes from `performance.now()` (monotonic), else `Date.now()` — never `std::time::Instant`,
+//!   which panics on wasm32;
+//! - response bodies are read chunk by chunk from `response.body.getReader()` and fed to the core as
+//!   they arrive; an aborted exchange stops reading and aborts its controller;
+//! - a call's `AbortSignal` cancels it ([`Client::cancel`]).
+//!
+//! The JavaScript API (`connect`, `ToolServer`) wraps [`FetchClient`] in `crate::wasm`.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::{Rc, Weak};
+
+use js_sys::{Function, Promise, Reflect, Uint8Array};
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+use web_sys::{
+    AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response,
+};
+
+use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
+use super::errors::McpError;
+use super::headers::HttpRequest;
+
+/// Progress callback: `(fraction, message)`.
+pub type ProgressFn = Box<dyn FnMut(Option<f64>, Option<String>)>;
+
+struct Timer {
+    due: u64,
+    handle: JsValue,
+}
+
+struct Inner {
+    client: Client,
+    controllers: HashMap<ExchangeId, AbortController>,
+    outcomes: HashMap<OpId, Result<OpResult, McpError>>,
+    waiters: HashMap<OpId, Function>,
+    progress: HashMap<OpId, ProgressFn>,
+    notices: Vec<String>,
+    on_tools_changed: Option<Box<dyn FnMut()>>,
+    timer: Option<Timer>,
+}
+
+/// A connection to one MCP server over `fetch`. Cheap to clone (shared state).
+#[derive(Clone)]
+pub struct FetchClient {
+    inner: Rc<RefCell<Inner>>,
+}
+
+impl std::fmt::Debug for FetchClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.inner.try_borrow() {
+            Ok(i) => f
+                .debug_struct("FetchClient")
+                .field("client", &i.client)
+                .finish(),
+            Err(_) => f.write_str("FetchClient { <busy> }"),
+        }
+    }
+}
+
+/// Milliseconds from `performance.now()`, else `Date.now()`.
+pub fn now_ms() -> u64 {
+    let global = js_sys::global();
+    if let Ok(perf) = Reflect::get(&global, &JsValue::from_str("performance")) {
+        if let Ok(now) = Reflect::get(&perf, &JsValue::from_str("now")) {
+            if let Some(f) = now.dyn_ref::<Function>() {
+                if let Some(ms) = f.call0(&perf).ok().and_then(|v| v.as_f64()) {
+                    return ms.max(0.0) as u64;
+                }
+            }
+        }
+    }
+    js_sys::Date::now().max(0.0) as u64
+}
+
+fn js_text(e: &JsValue) -> String {
+    if let Some(s) = e.as_string() {
+        return s;
+    }
+    let name = Reflect::get(e, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|v| v.as_string());
+    let message = Reflect::get(e, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|v| v.as_string());
+    match (name, message) {
+        (Some(n), Some(m)) => format!("{n}: {m}"),
+        (None, Some(m)) => m,
+        (Some(n), None) => n,
+        (None, None) => "unknown error".to_string(),
+    }
+}
+
+fn global_fn(name: &str) -> Option<Function> {
+    Reflect::get(&js_sys::global(), &JsValue::from_str(name))
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()
+}
+
+fn pump(inner: &Rc<RefCell<Inner>>) {
+    loop {
+        let event = inner.borrow_mut().client.poll_event();
+        let Some(event) = event else { break };
+        match event {
+            Event::SendRequest { exchange, request } => start_fetch(inner, exchange, request),
+            Event::AbortExchange { exchange } => {
+                let controller = inner.borrow_mut().controllers.remove(&exchange);
+                if let Some(c) = controller {
+                    c.abort();
+                }
+            }
+            Event::Progress {
+                op,
+                fraction,
+                message,
+            } => {
+                let callback = inner.borrow_mut().progress.remove(&op);
+                if let Some(mut cb) = callback {
+                    cb(fraction, message);
+                    inner.borrow_mut().progress.entry(op).or_insert(cb);
+                }
+            }
+            Event::Response { op, result } => settle(inner, op, Ok(result)),
+            Event::Failed { op, error } => settle(inner, op, Err(error)),
+            Event::Notice(n) => inner.borrow_mut().notices.push(n),
+            Event::ToolsChanged => {
+                let callback = inner.borrow_mut().on_tools_changed.take();
+                if let Some(mut cb) = callback {
+                    cb();
+                    inner.borrow_mut().on_tools_changed.get_or_insert(cb);
+                }
+            }
+        }
+    }
+    schedule_timer(inner);
+}
+
+fn settle(inner: &Rc<RefCell<Inner>>, op: OpId, outcome: Result<OpResult, McpError>) {
+    let resolve = {
+        let mut i = inner.borrow_mut();
+        i.progress.remove(&op);
+        i.outcomes.insert(op, outcome);
+        i.waiters.remove(&op)
+    };
+    if let Some(r) = resolve {
+        let _ = r.call0(&JsValue::NULL);
+    }
+}
+
+/// Keeps one `setTimeout` for the core's next deadline. A later deadline keeps the pending timer (it
+/// fires early, finds nothing due, and the next one is set), so closures are not churned on progress.
+fn schedule_timer(inner: &Rc<RefCell<Inner>>) {
+    let next = inner.borrow().client.poll_timeout();
+    let Some(due) = next else { return };
+    if inner.borrow().timer.as_ref().is_some_and(|t| t.due <= due) {
+        return;
+    }
+    let (Some(set), Some(clear)) = (global_fn("setTimeout"), global_fn("clearTimeout")) else {
+        return;
+    };
+    if let Some(old) = inner.borrow_mut().timer.take() {
+        let _ = clear.call1(&JsValue::NULL, &old.handle);
+    }
+    let weak: Weak<RefCell<Inner>> = Rc::downgrade(inner);
+    let callback = Closure::once_into_js(move || {
+        if let Some(inner) = weak.upgrade() {
+            inner.borrow_mut().timer = None;
+            let now = now_ms();
+            inner.borrow_mut().client.handle_timeout(now);
+            pump(&inner);
+        }
+    });
+    let delay = due.saturating_sub(now_ms()) as f64;
+    if let Ok(handle) = set.call2(&JsValue::NULL, &callback, &JsValue::from_f64(delay)) {
+        inner.borrow_mut().timer = Some(Timer { due, handle });
+    }
+}
+
+fn active(inner: &Rc<RefCell<Inner>>, exchange: ExchangeId) -> bool {
+    inner.borrow().controllers.contains_key(&exchange)
+}
+
+fn start_fetch(inner: &Rc<RefCell<Inner>>, exchange: ExchangeId, request: HttpRequest) {
+    let controller = match AbortController::new() {
+        Ok(c) => c,
+        Err(e) => {
+            inner
+                .borrow_mut()
+                .client
+                .handle_network_error(exchange, &js_text(&e), now_ms());
+            return;
+        }
+    };
+    let signal = controller.signal();
+    inner.borrow_mut().controllers.insert(exchange, controller);
+    let inner = inner.clone();
+    spawn_local(async move {
+        let result = run_fetch(&inner, exchange, &request, &signal).await;
+        let was_active = inner.borrow_mut().controllers.remove(&exchange).is_some();
+        if let Err(detail) = result {
+            if was_active {
+                inner
+                    .borrow_mut()
+                    .client
+                    .handle_network_error(exchange, &detail, now_ms());
+            }
+        }
+        pump(&inner);
+    });
+}
+
+async fn run_fetch(
+    inner: &Rc<RefCell<Inner>>,
+    exchange: ExchangeId,
+    request: &HttpRequest,
+    signal: &AbortSignal,
+) -> Result<(), String> {
+    let init = RequestInit::new();
+    init.set_method(request.method.as_str());
+    let headers = Headers::new().map_err(|e| js_text(&e))?;
+    for (k, v) in &request.headers {
+        headers.append(k, v).map_err(|e| js_text(&e))?;
+    }
+    init.set_headers(&headers);
+    if !request.body.is_empty() {
+        init.set_body(&Uint8Array::from(request.body.as_slice()).into());
+    }
+    init.set_signal(Some(signal));
+    let global = js_sys::global();
+    let fetch = global_fn("fetch").ok_or_else(|| "this environment has no fetch()".to_string())?;
+    let promise: Promise = fetch
+        .call2(&global, &JsValue::from_str(&request.url), &init)
+        .map_err(|e| js_text(&e))?
+        .dyn_into()
+        .map_err(|_| "fetch() did not return a promise".to_string())?;
+    let response: Response = JsFuture::from(promise)
+        .await
+        .map_err(|e| js_text(&e))?
+        .dyn_into()
+        .map_err(|_| "fetch() did not resolve to a Response".to_string())?;
+    let mut head = Vec::new();
+    if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
+        for entry in entries.flatten() {
+            let pair: js_sys::Array = entry.unchecked_into();
+            head.push((
+                pair.get(0).as_string().unwrap_or_default(),
+                pair.get(1).as_string().unwrap_or_default(),
+            ));
+        }
+    }
+    inner
+        .borrow_mut()
+        .client
+        .handle_head(exchange, response.status(), &head, now_ms());
+    pump(inner);
+    if let Some(body) = response.body() {
+        let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+        loop {
+            if !active(inner, exchange) {
+                // Aborted: the controller already tore the stream down (a `reader.cancel()` here would
+                // only add a rejected promise nobody handles).
+                return Ok(());
+            }
+            let chunk = JsFuture::from(reader.read())
+                .await
+                .map_err(|e| js_text(&e))?;
+            let done = Reflect::get(&chunk, &JsValue::from_str("done"))
+                .map(|v| v.is_truthy())
+                .unwrap_or(true);
+            if done {
+                break;
+            }
+            let value =
+                Reflect::get(&chunk, &JsValue::from_str("value")).map_err(|e| js_text(&e))?;
+            let bytes = Uint8Array::new(&value).to_vec();
+            inner
+                .borrow_mut()
+                .client
+                .handle_chunk(exchange, &bytes, now_ms());
+            pump(inner);
+        }
+    }
+    if active(inner, exchange) {
+        inner.borrow_mut().client.handle_end(exchange, now_ms());
+    }
+    Ok(())
+}
+
+impl FetchClient {
+    /// A client for `config`; refuses an unusable or insecure URL before any request. When
+    /// `config.origin` is empty, the page's `location.origin` is used (Window and Worker; none in Node).
+    pub fn new(mut config: Config) -> Result<FetchClient, McpError> {
+        if config.origin.is_none() {
+            config.origin = Reflect::get(&js_sys::global(), &JsValue::from_str("location"))
+                .ok()
+                .filter(|l| l.is_object())
+                .and_then(|l| Reflect::get(&l, &JsValue::from_str("origin")).ok())
+                .and_then(|o| o.as_string())
+                .filter(|o| o.starts_with("http"));
+        }
+        let client = Client::new(config)?;
+        Ok(FetchClient {
+            inner: Rc::new(RefCell::new(Inner {
+                client,
+                controllers: HashMap::new(),
+                outcomes: HashMap::new(),
+                waiters: HashMap::new(),
+                progress: HashMap::new(),
+                notices: Vec::new(),
+                on_tools_changed: None,
+                timer: None,
+            })),
+        })
+    }
+
+    async fn wait(&self, op: OpId) -> Result<OpResult, McpError> {
+        pump(&self.inner);
+        if let Some(o) = self.inner.borrow_mut().outcomes.remove(&op) {
+            return o;
+        }
+        let inner = self.inner.clone();
+        let promise = Promise::new(&mut |resolve, _reject| {
+            inner.borrow_mut().waiters.insert(op, resolve);
+        });
+        let _ = JsFuture::from(promise).await;
+        self.inner
+            .borrow_mut()
+            .outcomes
+            .remove(&op)
+            .unwrap_or(Err(McpError::Closed))
+    }
+
+    /// Runs the handshake.
+    pub async fn connect(&self) -> Result<ServerInfo, McpError> {
+        let op = self.inner.borrow_mut().client.connect(now_ms());
+        match self.wait(op).await? {
+            OpResult::Connected(info) => Ok(info),
+            other => Err(McpError::server(format!("unexpected outcome {other:?}"))),
+        }
+    }
+
+    /// Every tool of every `tools/list` page, raw.
+    pub async fn list_tools(&self) -> Result<Vec<Value>, McpError> {
+        let op = self.inner.borrow_mut().client.list_tools(now_ms());
+        match self.wait(op).await? {
+            OpResult::Tools(t) => Ok(t),
+            other => Err(McpError::server(format!("unexpected outcome {other:?}"))),
+        }
+    }
+
+    /// `ping`.
+    pub async fn ping(&self) -> Result<(), McpError> {
+        let op = self.inner.borrow_mut().client.ping(now_ms());
+        self.wait(op).await.map(|_| ())
+    }
+
+    /// Calls a tool; `on_progress` gets `(fraction, message)`; aborting `signal` cancels the call.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+        options: CallOptions,
+        on_progress: Option<ProgressFn>,
+        signal: Option<AbortSignal>,
+    ) -> Result<Value, McpError> {
+        if signal.as_ref().is_some_and(AbortSignal::aborted) {
+            return Err(McpError::Cancelled);
+        }
+        let op = self
+            .inner
+            .borrow_mut()
+            .client
+            .call_tool(name, arguments, &options, now_ms());
+        if let Some(cb) = on_progress {
+            self.inner.borrow_mut().progress.insert(op, cb);
+        }
+        let weak = Rc::downgrade(&self.inner);
+        let on_abort = Closure::<dyn FnMut()>::new(move || {
+            if let Some(inner) = weak.upgrade() {
+                let now = now_ms();
+                inner.borrow_mut().client.cancel(op, now);
+                pump(&inner);
+            }
+        });
+        if let Some(s) = &signal {
+            let _ = s.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        }
+        let outcome = self.wait(op).await;
+        if let Some(s) = &signal {
+            let _ =
+                s.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
+        }
+        drop(on_abort);
+        match outcome? {
+            OpResult::ToolResult(v) => Ok(v),
+            other => Err(McpError::server(format!("unexpected outcome {other:?}"))),
+        }
+    }
+
+    /// Closes the connection (DELETE for a legacy session).
+    pub async fn close(&self) -> Result<(), McpError> {
+        let op = self.inner.borrow_mut().client.close(now_ms());
+        self.wait(op).await.map(|_| ())
+    }
+
+    /// What the server said about itself, once connected.
+    pub fn server_info(&self) -> Option<ServerInfo> {
+        self.inner.borrow().client.server_info().cloned()
+    }
+
+    /// Notices so far (fallbacks, re-initialisation), drained.
+    pub fn take_notices(&self) -> Vec<String> {
+        std::mem::take(&mut self.inner.borrow_mut().notices)
+    }
+
+    /// Called when the server says its tool list changed.
+    pub fn set_on_tools_changed(&self, callback: Option<Box<dyn FnMut()>>) {
+        self.inner.borrow_mut().on_tools_changed = callback;
+    }
+}

@@ -1,0 +1,355 @@
+//! Incremental `text/event-stream` (Server-Sent Events) decoder.
+//!
+//! Feed it response bytes in whatever chunks the network delivers; it returns every event completed so
+//! far. It follows the WHATWG event-stream parsing rules, with two deliberate choices for MCP:
+//!
+//! - a final event that is not followed by a blank line is still dispatched by [`SseDecoder::finish`]
+//!   (the WHATWG rules drop it; an MCP server that closes its stream right after the last `data:` line
+//!   has still sent a complete JSON-RPC message);
+//! - one event may not grow past a byte cap: past it the decoder returns [`SseError::EventTooLarge`]
+//!   instead of buffering without bound.
+//!
+//! Why hand-written: the SSE crates on crates.io (`eventsource-stream` 0.2.3, `sse-stream` 0.3.0) wrap a
+//! `futures` `Stream` or an `http-body` body, which a sans-I/O core cannot use, and neither caps the size
+//! of one event. The format is small enough that a push decoder is shorter than the glue around them.
+//!
+//! Line ends may be LF, CRLF or a lone CR; a CR at the end of one chunk followed by an LF at the start of
+//! the next is one line end. Lines are kept as bytes until they are complete, so a UTF-8 character split
+//! across chunks is decoded correctly; invalid UTF-8 is replaced with U+FFFD, as the standard says.
+
+use std::fmt;
+
+/// One dispatched server-sent event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseEvent {
+    /// The `event:` field, if the event had one (absent means `message`).
+    pub event: Option<String>,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+    /// The last event id seen on the stream so far (`id:` persists across events).
+    pub id: Option<String>,
+    /// The `retry:` value in milliseconds, if this event carried a valid one.
+    pub retry: Option<u64>,
+}
+
+impl SseEvent {
+    /// The event type, `message` when the event had no `event:` field (or an empty one).
+    pub fn event_type(&self) -> &str {
+        match self.event.as_deref() {
+            Some(t) if !t.is_empty() => t,
+            _ => "message",
+        }
+    }
+}
+
+/// Why the decoder stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SseError {
+    /// One event (all its lines, including field names) grew past the cap, in bytes.
+    EventTooLarge {
+        /// The cap that was exceeded.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for SseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SseError::EventTooLarge { limit } => {
+                write!(
+                    f,
+                    "one server-sent event is larger than the limit of {limit} bytes"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SseError {}
+
+/// Push decoder for `text/event-stream` bodies. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct SseDecoder {
+    max_event_bytes: usize,
+    /// Bytes of the line being read (without its line end).
+    line: Vec<u8>,
+    /// The previous byte was a CR: an LF right after it belongs to the same line end.
+    after_cr: bool,
+    /// Still at the very start of the stream (a UTF-8 BOM is skipped there).
+    at_start: bool,
+    /// Bytes of the partial BOM seen at the start.
+    bom_seen: usize,
+    data: String,
+    has_data: bool,
+    event: Option<String>,
+    last_id: Option<String>,
+    /// The last valid `retry:` value, kept even when its event carried no data (a priming event).
+    reconnection_ms: Option<u64>,
+    retry: Option<u64>,
+    /// Bytes of the current event so far (complete lines plus the partial line).
+    event_bytes: usize,
+    failed: bool,
+}
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+impl SseDecoder {
+    /// A decoder that refuses any single event larger than `max_event_bytes` (counted as raw bytes of its
+    /// lines, including field names, excluding line ends).
+    pub fn new(max_event_bytes: usize) -> Self {
+        SseDecoder {
+            max_event_bytes,
+            line: Vec::new(),
+            after_cr: false,
+            at_start: true,
+            bom_seen: 0,
+            data: String::new(),
+            has_data: false,
+            event: None,
+            last_id: None,
+            reconnection_ms: None,
+            retry: None,
+            event_bytes: 0,
+            failed: false,
+        }
+    }
+
+    /// The last `id:` value seen (for a `Last-Event-ID` on reconnection).
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref()
+    }
+
+    /// The reconnection time the server asked for with `retry:`, in milliseconds (set as soon as the
+    /// field is read, even in an event without data, as the standard says).
+    pub fn reconnection_ms(&self) -> Option<u64> {
+        self.reconnection_ms
+    }
+
+    /// Decodes one chunk and appends every event it completes to `out`.
+    ///
+    /// After an error the decoder stays failed and returns the same error for every later call.
+    pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.failed {
+            return Err(SseError::EventTooLarge {
+                limit: self.max_event_bytes,
+            });
+        }
+        let mut rest = chunk;
+        while self.at_start && !rest.is_empty() {
+            if rest[0] == BOM[self.bom_seen] {
+                self.bom_seen += 1;
+                rest = &rest[1..];
+                if self.bom_seen == BOM.len() {
+                    self.at_start = false;
+                }
+            } else {
+                // Not a BOM after all: the bytes taken so far are ordinary line bytes.
+                self.at_start = false;
+                let taken = BOM[..self.bom_seen].to_vec();
+                self.bom_seen = 0;
+                self.push_bytes(&taken, out)?;
+            }
+        }
+        self.push_bytes(rest, out)
+    }
+
+    fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        let mut start = 0;
+        for (i, &b) in bytes.iter().enumerate() {
+            if b != b'\n' && b != b'\r' {
+                continue;
+            }
+            // Bytes before the line end belong to the current line.
+            if i > start {
+                self.after_cr = false;
+                self.extend_line(&bytes[start..i])?;
+            }
+            start = i + 1;
+            if b == b'\n' && self.after_cr {
+                // Second half of a CRLF (possibly split across chunks).
+                self.after_cr = false;
+                continue;
+            }
+            self.after_cr = b == b'\r';
+            self.end_line(out);
+        }
+        if start < bytes.len() {
+            self.after_cr = false;
+            self.extend_line(&bytes[start..])?;
+        }
+        Ok(())
+    }
+
+    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
+        self.event_bytes = self.event_bytes.saturating_add(bytes.len());
+        if self.event_bytes > self.max_event_bytes {
+            self.failed = true;
+            self.line = Vec::new();
+            self.data = String::new();
+            return Err(SseError::EventTooLarge {
+                limit: self.max_event_bytes,
+            });
+        }
+        self.line.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Ends the stream: a pending line and a pending event (one without its blank line) are dispatched.
+    pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        if self.failed {
+            return Err(SseError::EventTooLarge {
+                limit: self.max_event_bytes,
+            });
+        }
+        if self.at_start && self.bom_seen > 0 {
+            self.at_start = false;
+            let taken = BOM[..self.bom_seen].to_vec();
+            self.push_bytes(&taken, out)?;
+        }
+        if !self.line.is_empty() {
+            self.end_line(out);
+        }
+        self.dispatch(out);
+        self.after_cr = false;
+        Ok(())
+    }
+
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
+        self.at_start = false;
+        if self.line.is_empty() {
+            self.dispatch(out);
+            return;
+        }
+        let line = std::mem::take(&mut self.line);
+        let text = String::from_utf8_lossy(&line);
+        if text.starts_with(':') {
+            return; // comment
+        }
+        let (name, value) = match text.find(':') {
+            Some(p) => {
+                let v = &text[p + 1..];
+                (&text[..p], v.strip_prefix(' ').unwrap_or(v))
+            }
+            None => (&text[..], ""),
+        };
+        match name {
+            "data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => self.event = Some(value.to_string()),
+            "id" if !value.contains('\0') => self.last_id = Some(value.to_string()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                self.retry = value.parse().ok();
+                if self.retry.is_some() {
+                    self.reconnection_ms = self.retry;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+        self.event_bytes = 0;
+        let event = self.event.take();
+        let retry = self.retry.take();
+        if !self.has_data {
+            self.data.clear();
+            return;
+        }
+        self.has_data = false;
+        out.push(SseEvent {
+            event,
+            data: std::mem::take(&mut self.data),
+            id: self.last_id.clone(),
+            retry,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(chunks: &[&[u8]]) -> Vec<SseEvent> {
+        let mut d = SseDecoder::new(1 << 20);
+        let mut out = Vec::new();
+        for c in chunks {
+            d.feed(c, &mut out).unwrap();
+        }
+        d.finish(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn cr_split_from_lf_is_one_line_end() {
+        let ev = decode_all(&[b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n"]);
+        assert_eq!(ev.len(), 1);
+        assert_eq!(ev[0].data, "a\nb");
+    }
+
+    #[test]
+    fn lone_cr_ends_lines() {
+        let ev = decode_all(&[b"event: x\rdata: 1\r\rdata: 2\r\r"]);
+        assert_eq!(ev.len(), 2);
+        assert_eq!(ev[0].event_type(), "x");
+        assert_eq!(ev[1].event_type(), "message");
+        assert_eq!(ev[1].data, "2");
+    }
+
+    #[test]
+    fn comments_id_retry_and_final_frame() {
+        let ev = decode_all(&[b": hi\nid: 7\nretry: 1500\ndata:x\n\ndata: last"]);
+        assert_eq!(ev.len(), 2);
+        assert_eq!(ev[0].id.as_deref(), Some("7"));
+        assert_eq!(ev[0].retry, Some(1500));
+        assert_eq!(ev[0].data, "x");
+        assert_eq!(ev[1].id.as_deref(), Some("7"));
+        assert_eq!(ev[1].retry, None);
+        assert_eq!(ev[1].data, "last");
+    }
+
+    #[test]
+    fn priming_event_sets_id_and_retry_without_dispatching() {
+        let mut d = SseDecoder::new(1024);
+        let mut out = Vec::new();
+        d.feed(b"id: event-1\nretry: 500\ndata: \n\n", &mut out)
+            .unwrap();
+        d.finish(&mut out).unwrap();
+        // `data: ` with an empty value still makes an (empty) event; MCP readers skip it.
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].data, "");
+        assert_eq!(d.last_event_id(), Some("event-1"));
+        assert_eq!(d.reconnection_ms(), Some(500));
+    }
+
+    #[test]
+    fn utf8_split_and_bom() {
+        let bytes = "\u{feff}data: Å≈🙂\n\n".as_bytes();
+        let chunks: Vec<&[u8]> = bytes.chunks(1).collect();
+        let ev = decode_all(&chunks);
+        assert_eq!(ev.len(), 1);
+        assert_eq!(ev[0].data, "Å≈🙂");
+    }
+
+    #[test]
+    fn event_cap_is_an_error() {
+        let mut d = SseDecoder::new(16);
+        let mut out = Vec::new();
+        assert!(d.feed(b"data: 0123456789", &mut out).is_ok());
+        assert_eq!(
+            d.feed(b"abcdef", &mut out),
+            Err(SseError::EventTooLarge { limit: 16 })
+        );
+        assert!(d.finish(&mut out).is_err());
+        // Many small events under the cap are fine.
+        let mut d = SseDecoder::new(16);
+        for _ in 0..1000 {
+            d.feed(b"data: 0123456789\n\n", &mut out).unwrap();
+        }
+        assert_eq!(out.len(), 1000);
+    }
+}

@@ -1,0 +1,80 @@
+//! MCP protocol revisions: which we speak, how a legacy `initialize` answer and a modern -32022 error are
+//! negotiated, and which protocol era the host asked for.
+
+use super::errors::McpError;
+
+/// The newest legacy revision, offered in `initialize`.
+pub const LEGACY_OFFER: &str = "2025-11-25";
+
+/// Legacy (initialize-handshake) revisions we accept in a server's `initialize` answer, newest first.
+pub const LEGACY_SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// The stateless (modern era) revision we speak.
+pub const MODERN: &str = "2026-07-28";
+
+/// Modern revisions we can speak, newest first.
+pub const MODERN_SUPPORTED: [&str; 1] = [MODERN];
+
+/// Which protocol era the host asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProtocolChoice {
+    /// The `initialize` handshake (default: what browser-reachable servers speak today).
+    #[default]
+    Legacy,
+    /// Only the stateless 2026-07-28 protocol.
+    Modern,
+    /// Probe the modern protocol with `server/discover`, fall back to the legacy handshake.
+    Auto,
+}
+
+impl ProtocolChoice {
+    /// Parses the JavaScript option value (`"legacy"`, `"modern"`, `"auto"`).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "legacy" => Some(ProtocolChoice::Legacy),
+            "modern" => Some(ProtocolChoice::Modern),
+            "auto" => Some(ProtocolChoice::Auto),
+            _ => None,
+        }
+    }
+}
+
+/// The era a connection ended up in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// `initialize` handshake, optional session.
+    Legacy,
+    /// Stateless, per-request version in `_meta`.
+    Modern,
+}
+
+/// Checks a server's `initialize` answer; returns the accepted version.
+pub fn accept_legacy(answer: &str) -> Result<&'static str, McpError> {
+    LEGACY_SUPPORTED
+        .iter()
+        .copied()
+        .find(|v| *v == answer)
+        .ok_or_else(|| McpError::UnsupportedVersion {
+            offered: answer.chars().take(40).collect(),
+        })
+}
+
+/// Whether a revision needs the `MCP-Protocol-Version` header (2025-06-18 and later).
+pub fn sends_version_header(version: &str) -> bool {
+    version >= "2025-06-18"
+}
+
+/// The newest modern revision in `supported` (from a -32022 error's data) that we also speak.
+pub fn mutual_modern(supported: &[String]) -> Option<&'static str> {
+    MODERN_SUPPORTED
+        .iter()
+        .copied()
+        .find(|v| supported.iter().any(|s| s == v))
+}
+
+/// Whether `supported` lists a legacy revision we speak (then a modern probe may fall back).
+pub fn has_mutual_legacy(supported: &[String]) -> bool {
+    LEGACY_SUPPORTED
+        .iter()
+        .any(|v| supported.iter().any(|s| s == v))
+}

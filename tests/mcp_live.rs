@@ -1,0 +1,441 @@
+//! The sans-I/O core against the real MCP Python SDK (mcp 2.3.0) on loopback: `tests/peers/builder_peer.py`
+//! is started on a free port, and the core is driven by a minimal blocking HTTP/1.1 transport written
+//! here (one connection per request, chunked bodies fed to the core chunk by chunk as they arrive, an
+//! `Origin` header as a browser would send).
+//!
+//! Needs `.venv` from `tests/peers/setup.sh` (or `MCP_PEER_PYTHON` naming a Python with `mcp` 2.3.0).
+//! Without it these tests fail; set `MCP_SKIP_LIVE=1` to skip them deliberately.
+#![cfg(not(target_arch = "wasm32"))]
+
+#[path = "mcp_live_support.rs"]
+mod support;
+
+use megane_builder_client::mcp::{CallOptions, Config, Event, McpError, OpResult, ProtocolChoice};
+use serde_json::Value;
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::*;
+
+const TOKEN: &str = "live-token-5d1e";
+const ORIGIN: &str = "http://127.0.0.1:8000";
+
+fn skip() -> bool {
+    std::env::var("MCP_SKIP_LIVE").is_ok_and(|v| v == "1")
+}
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn recorded_dir() -> PathBuf {
+    manifest().join("../shared/fixtures/megane-recorded")
+}
+
+fn recorded(name: &str) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(recorded_dir().join(name)).unwrap()).unwrap()
+}
+
+struct Peer {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Peer {
+    fn start(extra: &[&str]) -> Peer {
+        let python = std::env::var("MCP_PEER_PYTHON")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| manifest().join(".venv/bin/python"));
+        assert!(
+            python.exists(),
+            "{} missing: run tests/peers/setup.sh (or set MCP_SKIP_LIVE=1)",
+            python.display()
+        );
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(python)
+            .arg(manifest().join("tests/peers/builder_peer.py"))
+            .args([
+                "--port",
+                &port.to_string(),
+                "--token",
+                TOKEN,
+                "--allow-origin",
+                ORIGIN,
+            ])
+            .arg("--fixtures")
+            .arg(recorded_dir())
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the Python peer");
+        let peer = Peer { child, port };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Ok(r) = raw("GET", &peer.health(), &[], b"") {
+                if r.0 == 200 {
+                    return peer;
+                }
+            }
+            assert!(Instant::now() < deadline, "the peer did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+    fn health(&self) -> String {
+        format!("http://127.0.0.1:{}/health", self.port)
+    }
+    fn cancellations(&self) -> Value {
+        let url = format!("http://127.0.0.1:{}/peer/cancellations", self.port);
+        let (_, _, body) = raw("GET", &url, &[], b"").unwrap();
+        serde_json::from_slice(&body).unwrap()
+    }
+}
+
+fn config(url: &str, protocol: ProtocolChoice) -> Config {
+    let mut c = Config::new(url);
+    c.token = Some(TOKEN.into());
+    c.origin = Some(ORIGIN.into());
+    c.protocol = protocol;
+    c
+}
+
+/// The SDK re-serialises the recorded result and adds its defaults (`isError: false`,
+/// `resultType: "complete"`); those two are checked and set aside before comparing.
+fn normalised(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        if o.get("isError") == Some(&Value::Bool(false)) {
+            o.remove("isError");
+        }
+        if o.get("resultType").and_then(Value::as_str) == Some("complete") {
+            o.remove("resultType");
+        }
+    }
+    v
+}
+
+fn recorded_tools() -> Vec<Value> {
+    recorded("tools-list.json")["tools"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Calls every recorded tool with its recorded arguments: progress in order, then the recorded result.
+fn call_all(l: &mut Live) {
+    for tool in ["liquid_box", "polymer_chain", "solvate"] {
+        let rec = recorded(&format!("call-{tool}.json"));
+        let op = l.c.call_tool(
+            tool,
+            rec["arguments"].clone(),
+            &CallOptions::default(),
+            l.now(),
+        );
+        let start = l.events.len();
+        let OpResult::ToolResult(result) = l.run_ok(op) else {
+            panic!()
+        };
+        assert_eq!(
+            normalised(result),
+            normalised(rec["result"].clone()),
+            "{tool}"
+        );
+        let progress: Vec<(Option<f64>, Option<String>)> = l.events[start..]
+            .iter()
+            .filter_map(|e| match e {
+                Event::Progress {
+                    op: o,
+                    fraction,
+                    message,
+                } if *o == op => Some((*fraction, message.clone())),
+                _ => None,
+            })
+            .collect();
+        let expected: Vec<(Option<f64>, Option<String>)> = (0..=5)
+            .map(|i| {
+                (
+                    Some(i as f64 / 5.0),
+                    Some(if i < 5 {
+                        format!("step {} of 5", i + 1)
+                    } else {
+                        "done".into()
+                    }),
+                )
+            })
+            .collect();
+        assert_eq!(progress, expected, "{tool}");
+    }
+    // Other arguments: a tool error, returned as a result.
+    let op = l.c.call_tool(
+        "polymer_chain",
+        serde_json::json!({"seed": 2}),
+        &CallOptions::default(),
+        l.now(),
+    );
+    let OpResult::ToolResult(r) = l.run_ok(op) else {
+        panic!()
+    };
+    assert_eq!(r["isError"], true);
+    assert!(r["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("Error executing tool polymer_chain"));
+}
+
+#[test]
+fn live_legacy_session() {
+    if skip() {
+        return;
+    }
+    let peer = Peer::start(&["--step-seconds", "0.05"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    let OpResult::Connected(info) = l.run_ok(op) else {
+        panic!()
+    };
+    assert_eq!(info.display_name(), "builder-test-peer");
+    assert_eq!(info.protocol_version, "2025-11-25");
+    let sid = l.c.session().session_id.clone().expect("a session id");
+    let op = l.c.list_tools(l.now());
+    let OpResult::Tools(tools) = l.run_ok(op) else {
+        panic!()
+    };
+    assert_eq!(tools, recorded_tools(), "three pages of one");
+    call_all(&mut l);
+
+    // The session is deleted behind the client's back: the next request re-initialises and retries.
+    let headers = vec![
+        ("Authorization".to_string(), format!("Bearer {TOKEN}")),
+        ("Mcp-Session-Id".to_string(), sid.clone()),
+        ("MCP-Protocol-Version".to_string(), "2025-11-25".to_string()),
+    ];
+    let (status, _, _) = raw("DELETE", &peer.url(), &headers, b"").unwrap();
+    assert_eq!(status, 200);
+    let op = l.c.ping(l.now());
+    assert_eq!(l.run_ok(op), OpResult::Pong);
+    let new_sid = l.c.session().session_id.clone().unwrap();
+    assert_ne!(new_sid, sid);
+    assert!(l
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Notice(n) if n.contains("expired"))));
+
+    // close → DELETE; the session is gone afterwards.
+    let op = l.c.close(l.now());
+    assert_eq!(l.run_ok(op), OpResult::Closed);
+    let mut headers = headers;
+    headers[1].1 = new_sid;
+    headers.push((
+        "Accept".into(),
+        "application/json, text/event-stream".into(),
+    ));
+    headers.push(("Content-Type".into(), "application/json".into()));
+    let (status, _, _) = raw(
+        "POST",
+        &peer.url(),
+        &headers,
+        br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+    )
+    .unwrap();
+    assert_eq!(status, 404);
+}
+
+#[test]
+fn live_cancel_and_timeout_reach_the_server() {
+    if skip() {
+        return;
+    }
+    let peer = Peer::start(&["--step-seconds", "0.5"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    l.run_ok(op);
+    let rec = recorded("call-polymer_chain.json");
+    let op = l.c.call_tool(
+        "polymer_chain",
+        rec["arguments"].clone(),
+        &CallOptions::default(),
+        l.now(),
+    );
+    let mut cancelled = false;
+    let out = l.run(op, &mut |c, e, now| {
+        if matches!(e, Event::Progress { .. }) && !cancelled {
+            cancelled = true;
+            c.cancel(op, now);
+        }
+    });
+    assert_eq!(
+        out,
+        Event::Failed {
+            op,
+            error: McpError::Cancelled
+        }
+    );
+    // Deliver the queued notifications/cancelled.
+    let ping = l.c.ping(l.now());
+    assert_eq!(l.run_ok(ping), OpResult::Pong);
+    std::thread::sleep(Duration::from_millis(300));
+    let seen = peer.cancellations();
+    assert_eq!(seen["cancellations"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["cancellations"][0]["tool"], "polymer_chain");
+    // No result was applied for the cancelled call.
+    assert!(!l
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Response { op: o, .. } if *o == op)));
+
+    // A 300 ms timeout while the server is silent for 500 ms between progress steps: reported as a
+    // timeout, and the server is told.
+    let op = l.c.call_tool(
+        "polymer_chain",
+        rec["arguments"].clone(),
+        &CallOptions {
+            expected_seconds: None,
+            timeout_ms: Some(300),
+        },
+        l.now(),
+    );
+    let err = l.run_err(op);
+    assert_eq!(err, McpError::Timeout { seconds: 1 });
+    let ping = l.c.ping(l.now());
+    l.run_ok(ping);
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        peer.cancellations()["cancellations"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+#[test]
+fn live_errors_token_and_origin() {
+    if skip() {
+        return;
+    }
+    let peer = Peer::start(&[]);
+    let mut cfg = config(&peer.url(), ProtocolChoice::Legacy);
+    cfg.token = Some("wrong".into());
+    let mut l = Live::new(cfg);
+    let op = l.c.connect(0);
+    assert_eq!(l.run_err(op), McpError::Unauthorized { token_given: true });
+    let mut cfg = config(&peer.url(), ProtocolChoice::Legacy);
+    cfg.origin = Some("http://evil.example".into());
+    let mut l = Live::new(cfg);
+    l.origin = "http://evil.example".into();
+    let op = l.c.connect(0);
+    let e = l.run_err(op);
+    assert!(matches!(e, McpError::OriginNotAllowed { .. }), "{e}");
+    assert!(
+        e.to_string().contains("--allow-origin http://evil.example"),
+        "{e}"
+    );
+    // Nothing listening: the URL and "is the server running?".
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut l = Live::new(config(&url, ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    let e = l.run_err(op).to_string();
+    assert!(
+        e.starts_with(&format!("Could not reach {url}: is the server running?")),
+        "{e}"
+    );
+}
+
+#[test]
+fn live_stateless() {
+    if skip() {
+        return;
+    }
+    let peer = Peer::start(&["--stateless", "--step-seconds", "0.05"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    l.run_ok(op);
+    assert_eq!(l.c.session().session_id, None);
+    let op = l.c.list_tools(l.now());
+    let OpResult::Tools(tools) = l.run_ok(op) else {
+        panic!()
+    };
+    assert_eq!(tools, recorded_tools());
+    call_all(&mut l);
+}
+
+#[test]
+fn live_modern_and_auto() {
+    if skip() {
+        return;
+    }
+    let peer = Peer::start(&["--modern", "--step-seconds", "0.05"]);
+    for protocol in [ProtocolChoice::Modern, ProtocolChoice::Auto] {
+        let mut l = Live::new(config(&peer.url(), protocol));
+        let op = l.c.connect(0);
+        let OpResult::Connected(info) = l.run_ok(op) else {
+            panic!()
+        };
+        assert_eq!(info.protocol_version, "2026-07-28");
+        assert_eq!(info.display_name(), "builder-test-peer");
+        let op = l.c.list_tools(l.now());
+        let OpResult::Tools(tools) = l.run_ok(op) else {
+            panic!()
+        };
+        assert_eq!(tools, recorded_tools());
+        call_all(&mut l);
+        let op = l.c.close(l.now());
+        assert_eq!(l.run_ok(op), OpResult::Closed);
+    }
+}
+
+#[test]
+fn live_json_responses_without_streams() {
+    if skip() {
+        return;
+    }
+    // Like Megane's e2e fake: every answer is application/json, so progress cannot be streamed.
+    let peer = Peer::start(&["--json-response", "--step-seconds", "0.02"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    l.run_ok(op);
+    assert!(l.c.session().session_id.is_some());
+    let op = l.c.list_tools(l.now());
+    let OpResult::Tools(tools) = l.run_ok(op) else {
+        panic!()
+    };
+    assert_eq!(tools, recorded_tools());
+    for tool in ["liquid_box", "polymer_chain", "solvate"] {
+        let rec = recorded(&format!("call-{tool}.json"));
+        let op = l.c.call_tool(
+            tool,
+            rec["arguments"].clone(),
+            &CallOptions::default(),
+            l.now(),
+        );
+        let OpResult::ToolResult(result) = l.run_ok(op) else {
+            panic!()
+        };
+        assert_eq!(
+            normalised(result),
+            normalised(rec["result"].clone()),
+            "{tool}"
+        );
+    }
+    let op = l.c.close(l.now());
+    assert_eq!(l.run_ok(op), OpResult::Closed);
+}

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Test peer for the MCP client: a Builder tool server on the official MCP Python SDK (mcp 2.3.0).
+
+It serves Streamable HTTP on loopback with the SDK's own transport (both protocol eras, DNS-rebinding
+protection), Starlette's CORSMiddleware (exposing Mcp-Session-Id) and a bearer token. Its tools are the
+Builder-marked tools recorded from the reference server (`tools-list.json` under --fixtures); a call with
+the recorded arguments returns the recorded result (`call-<tool>.json`) after reporting progress in
+--steps steps of --step-seconds each, so a call can be cancelled mid-way. Other arguments give a tool error
+(`isError: true`). tools/list is paged (--page-size, default 1).
+
+Cancellations the server saw are logged to stderr and listed by `GET /peer/cancellations` (JSON, no token,
+CORS like the rest), so a test can check that a cancel reached the server.
+
+    python builder_peer.py --port 18790 --token T --allow-origin http://127.0.0.1:8000 \
+        --fixtures ../shared/fixtures/megane-recorded [--stateless] [--modern] [--json-response]
+
+--modern also lets a browser send the 2026-07-28 headers (Mcp-Method, Mcp-Name) through CORS; without it
+the preflight refuses them, as the reference server's does. The SDK answers both eras either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+import time
+
+import anyio
+import mcp.types as types
+import uvicorn
+from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.middleware.cors import CORSMiddleware
+from starlette.responses import JSONResponse, PlainTextResponse
+
+CANCELLATIONS: list[dict] = []
+CALLS: list[dict] = []
+
+
+def log(*parts: object) -> None:
+    print("[builder_peer]", *parts, file=sys.stderr, flush=True)
+
+
+def load_fixtures(folder: pathlib.Path) -> tuple[list[dict], dict[str, dict]]:
+    tools = json.loads((folder / "tools-list.json").read_text())["tools"]
+    calls = {}
+    for tool in tools:
+        path = folder / f"call-{tool['name']}.json"
+        if path.exists():
+            calls[tool["name"]] = json.loads(path.read_text())
+    return tools, calls
+
+
+def build_server(args: argparse.Namespace) -> Server:
+    tools, calls = load_fixtures(pathlib.Path(args.fixtures))
+    tool_models = [types.Tool.model_validate(t) for t in tools]
+
+    async def list_tools(ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        cursor = params.cursor if params is not None else None
+        try:
+            start = int(cursor) if cursor else 0
+        except ValueError:
+            start = -1
+        if start < 0 or start > len(tool_models):
+            raise ValueError(f"invalid cursor {cursor!r}")
+        end = start + args.page_size
+        page = tool_models[start:end]
+        next_cursor = str(end) if end < len(tool_models) else None
+        return types.ListToolsResult(tools=page, next_cursor=next_cursor)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        name = params.name
+        arguments = params.arguments or {}
+        record = {"tool": name, "requestId": ctx.request_id, "time": time.time()}
+        CALLS.append(record)
+        recorded = calls.get(name)
+        if recorded is None:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=f"Unknown tool: {name}")], is_error=True
+            )
+        if arguments != recorded["arguments"]:
+            text = (
+                f"Error executing tool {name}: this test peer only reproduces the recorded call "
+                f"(arguments {json.dumps(recorded['arguments'], sort_keys=True)})."
+            )
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+        try:
+            for step in range(args.steps):
+                await ctx.session.report_progress(step, args.steps, f"step {step + 1} of {args.steps}")
+                await anyio.sleep(args.step_seconds)
+            await ctx.session.report_progress(args.steps, args.steps, "done")
+        except anyio.get_cancelled_exc_class():
+            CANCELLATIONS.append({"tool": name, "requestId": ctx.request_id, "time": time.time()})
+            log(f"cancelled: {name} (request {ctx.request_id})")
+            raise
+        return types.CallToolResult.model_validate(recorded["result"])
+
+    return Server(
+        "builder-test-peer",
+        version="0.1.0",
+        instructions="Test peer replaying recorded megane-builder-tools results.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+class Gate:
+    """Token check on the MCP path, plus the peer's own read-only endpoints."""
+
+    def __init__(self, app, token: str | None, path: str):
+        self.app = app
+        self.token = token
+        self.path = path
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope["path"]
+        if path == "/health":
+            await PlainTextResponse("ok")(scope, receive, send)
+            return
+        if path == "/peer/cancellations":
+            await JSONResponse({"cancellations": CANCELLATIONS, "calls": CALLS})(scope, receive, send)
+            return
+        if self.token is not None and path.startswith(self.path) and scope["method"] != "OPTIONS":
+            headers = dict((k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope["headers"])
+            if headers.get("authorization") != f"Bearer {self.token}":
+                await PlainTextResponse("missing or invalid bearer token", status_code=401)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=18790)
+    parser.add_argument("--token", default=None, help="bearer token (omit for none)")
+    parser.add_argument("--allow-origin", action="append", default=[], help="allowed page origin (repeatable)")
+    parser.add_argument("--fixtures", required=True, help="folder with tools-list.json and call-<tool>.json")
+    parser.add_argument("--stateless", action="store_true", help="no sessions (stateless_http)")
+    parser.add_argument("--modern", action="store_true", help="let CORS pass the 2026-07-28 headers")
+    parser.add_argument(
+        "--json-response", action="store_true", help="answer with application/json instead of SSE streams"
+    )
+    parser.add_argument(
+        "--no-expose-session-id",
+        action="store_true",
+        help="fault: leave Mcp-Session-Id out of Access-Control-Expose-Headers",
+    )
+    parser.add_argument("--page-size", type=int, default=1)
+    parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--step-seconds", type=float, default=0.4)
+    args = parser.parse_args()
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        parser.error("this test peer listens on loopback only")
+
+    server = build_server(args)
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *args.allow_origin],
+    )
+    app = server.streamable_http_app(
+        stateless_http=args.stateless,
+        json_response=args.json_response,
+        transport_security=security,
+        host=args.host,
+    )
+    allow_headers = ["content-type", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]
+    if args.modern:
+        allow_headers += ["mcp-method", "mcp-name"]
+    app = CORSMiddleware(
+        Gate(app, args.token, "/mcp"),
+        allow_origins=args.allow_origin,
+        allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+        allow_headers=allow_headers,
+        expose_headers=[] if args.no_expose_session_id else ["Mcp-Session-Id"],
+    )
+    log(f"listening on http://{args.host}:{args.port}/mcp (stateless={args.stateless}, modern={args.modern})")
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,7 @@
+#!/bin/sh
+# Creates .venv (in the repository root) with the pinned test-peer dependencies.
+set -eu
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+python3 -m venv "$root/.venv"
+"$root/.venv/bin/pip" install --quiet -r "$root/tests/peers/requirements.txt"
+"$root/.venv/bin/python" -c "import mcp, importlib.metadata as m; print('mcp', m.version('mcp'))"
