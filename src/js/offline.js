@@ -82,6 +82,7 @@ export function offlineTools(options = {}) {
   }
 
   return {
+    ok: true,
     serverName: SERVER_NAME,
     serverVersion: null,
     protocolVersion: null,

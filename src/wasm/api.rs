@@ -204,6 +204,14 @@ pub fn interpret_call(
     } else {
         Err("The server sent no result.".to_string())
     };
+    Ok(interpreted_outcome(&button.name, outcome))
+}
+
+/// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
+pub(super) fn interpreted_outcome(
+    tool: &str,
+    outcome: Result<result::Interpreted, String>,
+) -> JsValue {
     match outcome {
         Ok(interpreted) => {
             let object = Object::new();
@@ -214,13 +222,13 @@ pub fn interpret_call(
                 &object,
                 "result",
                 BuilderResultHandle {
-                    tool: button.name,
+                    tool: tool.to_string(),
                     inner: interpreted.result,
                 },
             );
-            Ok(object.into())
+            object.into()
         }
-        Err(error) => Ok(failure(&error)),
+        Err(error) => failure(&error),
     }
 }
 

@@ -6,6 +6,8 @@
 //! wrong; only programmer errors (a wrong argument type) throw.
 
 mod api;
+mod connect;
 mod interop;
 
 pub use api::*;
+pub use connect::*;

@@ -202,3 +202,43 @@ export interface MoleculeData {
 }
 export type MolblockOutcome = { ok: true; molblock: string } | Failure;
 export type MoleculeOutcome = { ok: true; molecule: MoleculeData } | Failure;
+
+/** Options of `connect`. The token is sent as `Authorization: Bearer` and never stored. */
+export interface ConnectOptions {
+  token?: string;
+  /** "legacy" (default: the initialize handshake), "modern" (2026-07-28) or "auto" (probe, then fall back). */
+  protocol?: "legacy" | "modern" | "auto";
+  clientInfo?: { name?: string; version?: string };
+  /** Cap on one response body in bytes, counted while streaming (default: enough for 500 000 atoms). */
+  maxResultBytes?: number;
+  /** The server id from the user's configuration (default: the URL). */
+  serverId?: string;
+  /** Called with the new toolbox when the server says its tools changed. */
+  onToolsChanged?: (toolbox: Toolbox) => void;
+}
+
+/** Options of a tool call. */
+export interface CallOptions {
+  /** Progress: fraction in [0, 1] (null when the server gives no total) and its message (or null). */
+  onProgress?: (fraction: number | null, message: string | null) => void;
+  /** Abort to cancel: the server is told, the request stops, a late result is discarded. */
+  signal?: AbortSignal;
+  /** Overrides the contract's timeout, max(60 s, 5 × expectedSeconds), at most 30 minutes. */
+  timeoutMs?: number;
+}
+
+/** A call's outcome: the contract core's interpretation, or why it failed or stopped. A tool without
+ *  the Builder marker gives `{ok: true, summary, raw}` (the raw CallToolResult). */
+export type CallOutcome =
+  | { ok: true; result: BuilderResult; summary: string; warnings: string[] }
+  | { ok: true; summary: string; raw: unknown }
+  | { ok: false; error: string; cancelled?: boolean; timedOut?: boolean };
+
+/** What remote (`connect`) and offline (`offlineTools`) tool servers have in common. */
+export interface ToolConnectionLike {
+  readonly serverName: string;
+  readonly serverVersion: string | null | undefined;
+  readonly toolbox: Toolbox;
+  call(name: string, args: Record<string, unknown>, options?: CallOptions | null): Promise<CallOutcome>;
+  close(): Promise<void>;
+}

@@ -34,12 +34,15 @@ export async function launchBrowser() {
   });
 }
 
-/** A page on the test server that reports console errors and page errors to `errors`. */
-export async function openPage(browser, url, errors = []) {
+/** A page on the test server that reports console errors and page errors to `errors`; console
+ *  errors matching `expected` (e.g. the browser's own line for an HTTP 401 a test provokes) are not. */
+export async function openPage(browser, url, errors = [], expected = null) {
   const page = await browser.newPage();
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => {
-    if (m.type() === "error" && !m.location().url.endsWith("/favicon.ico")) errors.push(`${m.text()} (${m.location().url})`);
+    if (m.type() !== "error" || m.location().url.endsWith("/favicon.ico")) return;
+    if (expected && expected.test(m.text())) return;
+    errors.push(`${m.text()} (${m.location().url})`);
   });
   await page.goto(url);
   return page;

@@ -1,0 +1,357 @@
+//! `connect(url, options) → ToolServer`: a remote tool server over MCP Streamable HTTP (contract
+//! §6, §8, §9), shaped like Megane's `ToolConnection` seam (serverName, serverVersion, toolbox,
+//! call, close) so Builder can swap it in. The protocol lives in [`crate::mcp`]; this file only
+//! converts options and outcomes.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Function, Object, Promise};
+use serde::Deserialize;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::interop::{failure, from_js_or_default, set, string_array, to_js};
+use crate::contract::discovery::{parse_tool_list, Toolbox};
+use crate::contract::result::interpret_call_value;
+use crate::mcp::client::{CallOptions, Config, ServerInfo};
+use crate::mcp::errors::McpError;
+use crate::mcp::fetch::FetchClient;
+use crate::mcp::version::ProtocolChoice;
+
+/// `clientInfo` override.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct ClientInfo {
+    name: Option<String>,
+    version: Option<String>,
+}
+
+/// Options of `connect`. The token is used for requests and never stored elsewhere.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ConnectOptions {
+    token: Option<String>,
+    protocol: Option<String>,
+    client_info: Option<ClientInfo>,
+    max_result_bytes: Option<u64>,
+    server_id: Option<String>,
+}
+
+struct Shared {
+    client: FetchClient,
+    info: ServerInfo,
+    url: String,
+    server_id: String,
+    toolbox: Toolbox,
+    toolbox_js: JsValue,
+    notices: Vec<String>,
+}
+
+/// A connected tool server (remote). Also see `offlineTools()` for the in-page one.
+#[wasm_bindgen(js_name = ToolServer)]
+pub struct ToolServerHandle {
+    shared: Rc<RefCell<Shared>>,
+}
+
+/// §8: connects to a Streamable HTTP tool server: handshake (legacy era by default; `protocol:
+/// "modern"` or `"auto"`), every `tools/list` page, the toolbox. Resolves to a `ToolServer`, or
+/// to `{ok: false, error}` with a message the user can act on (wrong token, origin not allowed,
+/// server not running, `http:` to a non-loopback host…).
+#[wasm_bindgen(js_name = connect, unchecked_return_type = "Promise<ToolServer | Failure>")]
+pub fn connect(
+    url: String,
+    #[wasm_bindgen(unchecked_param_type = "ConnectOptions | null | undefined")] options: JsValue,
+) -> Promise {
+    let on_tools_changed = js_sys::Reflect::get(&options, &JsValue::from_str("onToolsChanged"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok());
+    let parsed: Result<ConnectOptions, JsError> =
+        from_js_or_default(strip_functions(&options), "options");
+    future_to_promise(async move {
+        let options = match parsed {
+            Ok(o) => o,
+            Err(e) => return Err(e.into()),
+        };
+        Ok(connect_inner(url, options, on_tools_changed).await)
+    })
+}
+
+/// `serde-wasm-bindgen` cannot read functions: a copy of the options without them.
+fn strip_functions(options: &JsValue) -> JsValue {
+    if !options.is_object() {
+        return options.clone();
+    }
+    let copy = Object::new();
+    for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
+        if let Ok(value) = js_sys::Reflect::get(options, &key) {
+            if !value.is_function() {
+                let _ = js_sys::Reflect::set(&copy, &key, &value);
+            }
+        }
+    }
+    copy.into()
+}
+
+async fn connect_inner(
+    url: String,
+    options: ConnectOptions,
+    on_tools_changed: Option<Function>,
+) -> JsValue {
+    let mut config = Config::new(url.clone());
+    config.token = options.token.filter(|t| !t.is_empty());
+    if let Some(choice) = options.protocol.as_deref() {
+        match ProtocolChoice::parse(choice) {
+            Some(p) => config.protocol = p,
+            None => {
+                return failure(&format!(
+                    "Unknown protocol option {choice:?}: use \"legacy\", \"modern\" or \"auto\"."
+                ))
+            }
+        }
+    }
+    if let Some(info) = options.client_info {
+        if let Some(name) = info.name {
+            config.client_name = name;
+        }
+        if let Some(version) = info.version {
+            config.client_version = version;
+        }
+    }
+    if let Some(max) = options.max_result_bytes {
+        config.max_response_bytes = max;
+    }
+    let client = match FetchClient::new(config) {
+        Ok(c) => c,
+        Err(e) => return failure(&e.to_string()),
+    };
+    let info = match client.connect().await {
+        Ok(info) => info,
+        Err(e) => return failure(&e.to_string()),
+    };
+    let server_id = options.server_id.unwrap_or_else(|| url.clone());
+    let toolbox = match list_toolbox(&client, &server_id).await {
+        Ok(t) => t,
+        Err(e) => return failure(&e),
+    };
+    let toolbox_js = match to_js(&toolbox) {
+        Ok(v) => v,
+        Err(_) => return failure("The tool list could not be converted for the page."),
+    };
+    set(toolbox_js.unchecked_ref(), "ok", true);
+    let mut notices = client.take_notices();
+    notices.extend(toolbox.notices.iter().cloned());
+    let shared = Rc::new(RefCell::new(Shared {
+        client: client.clone(),
+        info,
+        url,
+        server_id,
+        toolbox,
+        toolbox_js,
+        notices,
+    }));
+    if let Some(callback) = on_tools_changed {
+        let weak = Rc::downgrade(&shared);
+        client.set_on_tools_changed(Some(Box::new(move || {
+            let Some(shared) = weak.upgrade() else { return };
+            let callback = callback.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                if refresh(&shared).await.is_ok() {
+                    let toolbox = shared.borrow().toolbox_js.clone();
+                    let _ = callback.call1(&JsValue::NULL, &toolbox);
+                }
+            });
+        })));
+    }
+    ToolServerHandle { shared }.into()
+}
+
+async fn list_toolbox(client: &FetchClient, server_id: &str) -> Result<Toolbox, String> {
+    let tools = client.list_tools().await.map_err(|e| e.to_string())?;
+    parse_tool_list(&Value::Array(tools), Some(server_id))
+        .map_err(|e| format!("The server's tool list is unusable: {e}"))
+}
+
+async fn refresh(shared: &Rc<RefCell<Shared>>) -> Result<JsValue, String> {
+    let (client, server_id) = {
+        let s = shared.borrow();
+        (s.client.clone(), s.server_id.clone())
+    };
+    let toolbox = list_toolbox(&client, &server_id).await?;
+    let toolbox_js = to_js(&toolbox)
+        .map_err(|_| "The tool list could not be converted for the page.".to_string())?;
+    set(toolbox_js.unchecked_ref(), "ok", true);
+    let mut s = shared.borrow_mut();
+    s.notices.extend(client.take_notices());
+    s.toolbox = toolbox;
+    s.toolbox_js = toolbox_js.clone();
+    Ok(toolbox_js)
+}
+
+/// Options of `ToolServer.call`.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct CallJsOptions {
+    timeout_ms: Option<f64>,
+}
+
+#[wasm_bindgen(js_class = ToolServer)]
+impl ToolServerHandle {
+    /// Always true: lets a host tell a ToolServer from `{ok: false, error}`.
+    #[wasm_bindgen(getter)]
+    pub fn ok(&self) -> bool {
+        true
+    }
+    /// `serverInfo.name`, else the URL's host. Plain text.
+    #[wasm_bindgen(getter, js_name = serverName)]
+    pub fn server_name(&self) -> String {
+        self.shared.borrow().info.display_name().to_string()
+    }
+    /// `serverInfo.version`, when given.
+    #[wasm_bindgen(getter, js_name = serverVersion)]
+    pub fn server_version(&self) -> Option<String> {
+        self.shared.borrow().info.version.clone()
+    }
+    /// The negotiated protocol version.
+    #[wasm_bindgen(getter, js_name = protocolVersion)]
+    pub fn protocol_version(&self) -> String {
+        self.shared.borrow().info.protocol_version.clone()
+    }
+    /// The URL connected to.
+    #[wasm_bindgen(getter)]
+    pub fn url(&self) -> String {
+        self.shared.borrow().url.clone()
+    }
+    /// The server's `instructions` (untrusted text).
+    #[wasm_bindgen(getter)]
+    pub fn instructions(&self) -> Option<String> {
+        self.shared.borrow().info.instructions.clone()
+    }
+    /// §3: the toolbox (as `parseToolList` returns it).
+    #[wasm_bindgen(getter, unchecked_return_type = "Toolbox")]
+    pub fn toolbox(&self) -> JsValue {
+        self.shared.borrow().toolbox_js.clone()
+    }
+    /// What happened on the way (protocol fallbacks, re-initialisation, discovery notices).
+    #[wasm_bindgen(getter, unchecked_return_type = "string[]")]
+    pub fn notices(&self) -> js_sys::Array {
+        let mut s = self.shared.borrow_mut();
+        let fresh = s.client.take_notices();
+        s.notices.extend(fresh);
+        string_array(&s.notices)
+    }
+
+    /// §6: calls a tool. `onProgress(fraction|null, message|null)`; aborting `signal` cancels (the
+    /// server is told, the fetch is aborted, a late result is discarded); the timeout is the
+    /// contract's unless `timeoutMs` is given. Resolves to the contract core's interpretation
+    /// (`{ok: true, result, summary, warnings}`) or `{ok: false, error, cancelled?, timedOut?}`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CallOutcome>")]
+    pub fn call(
+        &self,
+        name: String,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CallOptions | null | undefined")] options: JsValue,
+    ) -> Promise {
+        let shared = self.shared.clone();
+        let get = |key: &str| {
+            js_sys::Reflect::get(&options, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+        };
+        let on_progress = get("onProgress").dyn_into::<Function>().ok();
+        let signal = get("signal").dyn_into::<web_sys::AbortSignal>().ok();
+        let parsed: Result<CallJsOptions, JsError> =
+            from_js_or_default(strip_functions(&options), "options");
+        let arguments: Result<Value, JsError> = from_js_or_default(args, "args");
+        future_to_promise(async move {
+            let options = parsed.map_err(JsValue::from)?;
+            let arguments = arguments.map_err(JsValue::from)?;
+            let (client, button) = {
+                let s = shared.borrow();
+                (
+                    s.client.clone(),
+                    s.toolbox.buttons.iter().find(|b| b.name == name).cloned(),
+                )
+            };
+            let progress = on_progress.map(|f| {
+                Box::new(move |fraction: Option<f64>, message: Option<String>| {
+                    let fraction = fraction.map(JsValue::from_f64).unwrap_or(JsValue::NULL);
+                    let message = message
+                        .map(|m| JsValue::from_str(&m))
+                        .unwrap_or(JsValue::NULL);
+                    let _ = f.call2(&JsValue::NULL, &fraction, &message);
+                }) as crate::mcp::fetch::ProgressFn
+            });
+            let call_options = CallOptions {
+                expected_seconds: button.as_ref().and_then(|b| b.marker.expected_seconds),
+                timeout_ms: options
+                    .timeout_ms
+                    .filter(|t| t.is_finite() && *t > 0.0)
+                    .map(|t| t as u64),
+            };
+            let outcome = client
+                .call_tool(&name, arguments, call_options, progress, signal)
+                .await;
+            Ok(match (outcome, button) {
+                (Ok(raw), Some(button)) => super::api::interpreted_outcome(
+                    &button.name,
+                    interpret_call_value(&button.name, &button.marker, &raw),
+                ),
+                (Ok(raw), None) => plain_outcome(&raw),
+                (Err(error), _) => error_outcome(&error),
+            })
+        })
+    }
+
+    /// Lists the tools again (all pages) and returns the new toolbox.
+    #[wasm_bindgen(js_name = refreshTools, unchecked_return_type = "Promise<Toolbox | Failure>")]
+    pub fn refresh_tools(&self) -> Promise {
+        let shared = self.shared.clone();
+        future_to_promise(async move { Ok(refresh(&shared).await.unwrap_or_else(|e| failure(&e))) })
+    }
+
+    /// Closes the connection (DELETE of a legacy session; 405 is fine).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let client = self.shared.borrow().client.clone();
+        future_to_promise(async move {
+            let _ = client.close().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+/// A tool without the Builder marker: `{ok, raw, summary}` (no contract interpretation).
+fn plain_outcome(raw: &Value) -> JsValue {
+    let text: Vec<&str> = raw
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if raw.get("isError").and_then(Value::as_bool) == Some(true) {
+        return failure(
+            text.first()
+                .and_then(|t| t.lines().next())
+                .unwrap_or("The tool failed."),
+        );
+    }
+    let object = Object::new();
+    set(&object, "ok", true);
+    set(&object, "summary", text.join("\n"));
+    set(&object, "raw", to_js(raw).unwrap_or(JsValue::NULL));
+    object.into()
+}
+
+fn error_outcome(error: &McpError) -> JsValue {
+    let outcome = failure(&error.to_string());
+    match error {
+        McpError::Cancelled => set(outcome.unchecked_ref(), "cancelled", true),
+        McpError::Timeout { .. } => set(outcome.unchecked_ref(), "timedOut", true),
+        _ => {}
+    }
+    outcome
+}

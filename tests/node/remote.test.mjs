@@ -1,0 +1,153 @@
+// connect() from the built package in headless Chromium against a real server on 127.0.0.1: the
+// Python test peer on the official MCP SDK (tests/peers/builder_peer.py), cross-origin with CORS and
+// a bearer token. Every tool is called with arguments built by buildArguments; progress, cancel,
+// timeout, wrong token and close are checked from the page.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { ROOT, SHARED, launchBrowser, openPage, startServer } from "./harness.mjs";
+
+const TOKEN = "peer-token-e2e-71c3";
+const RECORDED = join(SHARED, "fixtures", "megane-recorded");
+let web, browser, page, peer, peerUrl;
+const errors = [];
+
+function recorded(tool) {
+  return JSON.parse(readFileSync(join(RECORDED, `call-${tool}.json`), "utf8"));
+}
+
+async function startPeer(origin, extra = []) {
+  const port = 20000 + Math.floor(Math.random() * 2000);
+  const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
+    "--port", String(port), "--token", TOKEN, "--allow-origin", origin, "--fixtures", RECORDED,
+    "--step-seconds", "0.15", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (chunk) => { log += chunk; });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}`, log: () => log };
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`the test peer did not start: ${log}`);
+}
+
+before(async () => {
+  web = await startServer();
+  peer = await startPeer(web.url);
+  peerUrl = `${peer.url}/mcp`;
+  browser = await launchBrowser();
+  // The wrong-token test provokes HTTP 401s, which Chromium logs as console errors itself.
+  page = await openPage(browser, `${web.url}/tests/node/pages/blank.html`, errors, /status of 401 \(Unauthorized\)/);
+  await page.evaluate(async () => {
+    window.pkg = await import("/pkg/megane_builder_client.js");
+    await window.pkg.default();
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  peer?.child.kill();
+  web?.stop();
+});
+
+test("connect lists every page of tools and calls each tool with built arguments", async () => {
+  const calls = ["liquid_box", "polymer_chain", "solvate"].map((tool) => ({ tool, ...recorded(tool) }));
+  const outcome = await page.evaluate(async ({ url, token, calls }) => {
+    const { connect, buildArguments, planApply } = window.pkg;
+    const server = await connect(url, { token, serverId: "peer" });
+    if (!server.ok) return { error: server.error };
+    const report = {
+      serverName: server.serverName, serverVersion: server.serverVersion, protocolVersion: server.protocolVersion,
+      buttons: server.toolbox.buttons.map((b) => b.name), calls: [],
+    };
+    for (const { tool, arguments: args } of calls) {
+      const button = server.toolbox.buttons.find((b) => b.name === tool);
+      const molecule = args.components?.[0].molecule ?? args.solvent ?? args.monomer;
+      const library = molecule.molblock ? [{ name: molecule.name, molblock: molecule.molblock }] : [];
+      const context = { library, document: args.document ?? null };
+      // Form values as a user leaves them: defaults cleared, the recorded choices made.
+      const values = { seed: args.seed, density: "", tolerance: "", shape: "", aspect: null, length: "" };
+      if (tool === "liquid_box") values.components = [{ molecule: molecule.name, count: args.components[0].count }];
+      if (tool === "solvate") values.solvent = molecule.name;
+      if (tool === "polymer_chain") Object.assign(values, { monomer: molecule, head: args.head, tail: args.tail });
+      const built = buildArguments(button, values, context);
+      if (!built.ok) return { error: JSON.stringify(built.errors) };
+      const progress = [];
+      const result = await server.call(tool, built.arguments, { onProgress: (f, m) => progress.push([f, m]) });
+      const plan = result.ok ? planApply(button, result.result, context.document, {}) : null;
+      report.calls.push({ tool, ok: result.ok, error: result.error, atoms: result.result?.atomCount, progress, mode: plan?.plan?.mode });
+    }
+    await server.close();
+    return report;
+  }, { url: peerUrl, token: TOKEN, calls });
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.equal(outcome.serverName, "builder-test-peer");
+  assert.equal(outcome.serverVersion, "0.1.0");
+  assert.match(outcome.protocolVersion, /^20\d\d-\d\d-\d\d$/);
+  assert.deepEqual(outcome.buttons, ["liquid_box", "polymer_chain", "solvate"], "three pages of one tool each");
+  const byTool = Object.fromEntries(outcome.calls.map((c) => [c.tool, c]));
+  assert.deepEqual(Object.values(byTool).map((c) => c.error), [undefined, undefined, undefined]);
+  assert.equal(byTool.liquid_box.atoms, 300);
+  assert.equal(byTool.liquid_box.mode, "new_document");
+  assert.equal(byTool.polymer_chain.atoms, 62);
+  assert.equal(byTool.solvate.atoms, 798);
+  assert.equal(byTool.solvate.mode, "insert");
+  for (const call of outcome.calls) {
+    const fractions = call.progress.map(([f]) => f);
+    assert.ok(fractions.length >= 5, `${call.tool}: ${JSON.stringify(call.progress)}`);
+    assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), "progress arrives in order");
+    assert.equal(call.progress.at(-1)[1], "done");
+  }
+});
+
+test("cancel reaches the server and no result is applied; a timeout is reported as one", async () => {
+  const args = recorded("liquid_box").arguments;
+  const outcome = await page.evaluate(async ({ url, token, args }) => {
+    const server = await window.pkg.connect(url, { token });
+    const controller = new AbortController();
+    const cancelled = await server.call("liquid_box", args, {
+      signal: controller.signal, onProgress: () => controller.abort(),
+    });
+    // The peer reports progress every 150 ms and progress resets the timer: 100 ms expires.
+    const timedOut = await server.call("liquid_box", args, { timeoutMs: 100 });
+    const after = await server.call("liquid_box", args);
+    await server.close();
+    return { cancelled, timedOut, after: after.ok ? after.result.atomCount : after.error };
+  }, { url: peerUrl, token: TOKEN, args });
+  assert.equal(outcome.cancelled.ok, false);
+  assert.equal(outcome.cancelled.cancelled, true);
+  assert.equal(outcome.cancelled.result, undefined);
+  assert.equal(outcome.timedOut.ok, false);
+  assert.equal(outcome.timedOut.timedOut, true);
+  assert.match(outcome.timedOut.error, /timeout/);
+  assert.equal(outcome.after, 300, "the connection still works after a cancel and a timeout");
+  const { cancellations } = await (await fetch(`${peer.url}/peer/cancellations`)).json();
+  // Both the cancel and the timeout sent notifications/cancelled, and the server stopped the call.
+  assert.equal(cancellations.length, 2, JSON.stringify(cancellations));
+  assert.ok(cancellations.every((c) => c.tool === "liquid_box"));
+});
+
+test("a wrong token and an insecure URL give one line a user can act on", async () => {
+  const outcome = await page.evaluate(async ({ url }) => {
+    const wrong = await window.pkg.connect(url, { token: "not-the-token" });
+    const missing = await window.pkg.connect(url, {});
+    const insecure = await window.pkg.connect("http://tools.example.org/mcp", {});
+    return { wrong, missing, insecure };
+  }, { url: peerUrl });
+  for (const failure of Object.values(outcome)) {
+    assert.equal(failure.ok, false);
+    assert.ok(!failure.error.includes("\n"), failure.error);
+  }
+  assert.match(outcome.wrong.error, /token is wrong/);
+  assert.ok(!outcome.wrong.error.includes("not-the-token"), "the token never appears in errors");
+  assert.match(outcome.missing.error, /token is missing/);
+  assert.match(outcome.insecure.error, /HTTPS|https/);
+});
+
+test("no page errors", () => {
+  assert.deepEqual(errors, []);
+});
