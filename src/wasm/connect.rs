@@ -199,7 +199,7 @@ struct CallJsOptions {
 #[wasm_bindgen(js_class = ToolServer)]
 impl ToolServerHandle {
     /// Always true: lets a host tell a ToolServer from `{ok: false, error}`.
-    #[wasm_bindgen(getter)]
+    #[wasm_bindgen(getter, unchecked_return_type = "Success")]
     pub fn ok(&self) -> bool {
         true
     }

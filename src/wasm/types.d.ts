@@ -102,6 +102,8 @@ export interface Toolbox {
   notices: string[];
 }
 
+/** `true`, as a type: lets `if (!x.ok)` tell a ToolServer from a Failure. */
+export type Success = true;
 export interface Failure { ok: false; error: string }
 
 /** §5.1 Structure payload (the document argument and a result's structure). */

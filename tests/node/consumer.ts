@@ -2,6 +2,10 @@
 // `tsc --strict --noEmit` in the tests: a wrong or loose type in pkg/*.d.ts fails the build.
 import init, {
   BuilderResult,
+  connect,
+  offlineCall,
+  offlineToolsList,
+  ToolServer,
   buildArguments,
   callTimeoutMs,
   initialValues,
@@ -15,8 +19,12 @@ import init, {
   provenanceRecord,
   validateArguments,
 } from "../../pkg/megane_builder_client.js";
+import { offlineTools } from "../../pkg/offline.js";
+import type { OfflineToolServer } from "../../pkg/offline.js";
 import type {
   ApplyPlan,
+  CallOutcome,
+  ToolConnectionLike,
   EditOp,
   Field,
   FormContext,
@@ -97,4 +105,34 @@ function describeField(field: Field): string {
     default:
       return field.label;
   }
+}
+
+export async function useServers(url: string, token: string): Promise<string[]> {
+  await init();
+  const lines: string[] = [];
+  const remote = await connect(url, { token, protocol: "auto", serverId: "lab", onToolsChanged: (t: Toolbox) => lines.push(t.buttons.length.toString()) });
+  if (!remote.ok) return [remote.error];
+  const server: ToolServer = remote;
+  lines.push(server.serverName, server.serverVersion ?? "", server.protocolVersion, server.url, server.instructions ?? "", ...server.notices);
+  const offline: OfflineToolServer = offlineTools({ serverId: "offline" });
+  const both: ToolConnectionLike[] = [server, offline];
+  const controller = new AbortController();
+  for (const s of both) {
+    const outcome: CallOutcome = await s.call("liquid_box", {}, {
+      onProgress: (fraction: number | null, message: string | null) => lines.push(`${fraction ?? "?"} ${message ?? ""}`),
+      signal: controller.signal,
+      timeoutMs: 1000,
+    });
+    if (!outcome.ok) lines.push(outcome.cancelled ? "cancelled" : outcome.timedOut ? "timed out" : outcome.error);
+    else if ("result" in outcome) lines.push(outcome.result.name);
+    else lines.push(outcome.summary);
+  }
+  const refreshed = await server.refreshTools();
+  lines.push(refreshed.ok ? String(refreshed.buttons.length) : refreshed.error);
+  const list: { tools: unknown[] } = offlineToolsList();
+  const bytes: Uint8Array = offlineCall("liquid_box", { seed: 1 }, (fraction: number, message: string) => lines.push(`${fraction} ${message}`));
+  lines.push(String(list.tools.length), String(bytes.length));
+  await server.close();
+  await offline.close();
+  return lines;
 }
