@@ -38,6 +38,19 @@ function wasmPath(button, bytes) {
   return { outcome, snapshot: planned.plan.snapshot, interpretMs: t1 - t0, planMs: t2 - t1, ms: t2 - t0 };
 }
 
+// The snapshot's string channels are built in JavaScript on first read (lazy getters): this path
+// also reads them, for what a consumer that uses every channel pays (compare with jsFull).
+function wasmReadAllPath(button, bytes) {
+  const r = wasmPath(button, bytes);
+  const t0 = performance.now();
+  const s = r.snapshot;
+  const read = [s.labels, s.residueNames, s.residueIds, s.atomNames].reduce((n, a) => n + (a?.length ?? 0), 0);
+  r.readMs = performance.now() - t0;
+  r.ms += r.readMs;
+  r.read = read;
+  return r;
+}
+
 function jsPath(button, bytes, full) {
   const t0 = performance.now();
   const r = interpretAndPlan(bytes, button, { full });
@@ -62,7 +75,8 @@ function crossCheck(w, j) {
       if (!ok) return problems.push(`${name}[${i}]: ${a[i]} vs ${b[i]}`);
     }
   };
-  for (const key of ["positions", "elements", "bonds", "bondOrders", "box", "molecules", "labels"]) {
+  for (const key of ["positions", "elements", "bonds", "bondOrders", "box", "molecules", "labels",
+    "residueNames", "residueIds", "atomNames"]) {
     same(key, w[key], j[key]);
   }
   if (w.nAtoms !== j.nAtoms || w.nBonds !== j.nBonds) problems.push("nAtoms/nBonds differ");
@@ -84,6 +98,9 @@ async function measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory
   const wasmMemoryAfterFirstRun = memory();
   // Without the wasm memory's own growth when the heap counts it.
   const wasmOutputHeapDelta = heap() - h0 - (heapCountsWasmMemory ? wasmMemoryAfterFirstRun - m0 : 0);
+  void [w.snapshot.labels, w.snapshot.residueNames, w.snapshot.residueIds, w.snapshot.atomNames];
+  await settle();
+  const wasmOutputHeapDeltaAfterReading = heap() - h0 - (heapCountsWasmMemory ? wasmMemoryAfterFirstRun - m0 : 0);
 
   await settle();
   h0 = heap();
@@ -104,6 +121,7 @@ async function measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory
   const memoryReport = {
     wasmMemoryAfterFirstRun,
     wasmOutputHeapDelta,
+    wasmOutputHeapDeltaAfterReading,
     wasmOutputTypedArrayBytes: typedBytes(w.snapshot),
     jsDecodedStringHeap: hString,
     jsParsedTreeHeap: hParsed - hString,
@@ -150,7 +168,7 @@ async function main() {
   log(`cross-check: ${problems.length === 0 ? "identical" : problems.join("; ")}`);
 
   // Timing: one warm-up each, then RUNS rounds in rotating order, GC between runs.
-  const names = ["wasm", "js", "jsFull", "jsonParseOnly"];
+  const names = ["wasm", "js", "jsFull", "jsonParseOnly", "wasmReadAll"];
   const times = Object.fromEntries(names.map((n) => [n, []]));
   const wasmSplit = { interpretCall: [], planApply: [] };
   const run = {
@@ -158,6 +176,11 @@ async function main() {
       const r = wasmPath(button, bytes);
       wasmSplit.interpretCall.push(r.interpretMs);
       wasmSplit.planApply.push(r.planMs);
+      r.outcome.result.free();
+      return r.ms;
+    },
+    wasmReadAll: () => {
+      const r = wasmReadAllPath(button, bytes);
       r.outcome.result.free();
       return r.ms;
     },
@@ -204,6 +227,8 @@ async function main() {
     // Load on a shared machine drifts: the ratio within each round (runs side by side), median.
     ratioPerRoundMedian: median(times.wasm.map((w, r) => w / times.js[r])),
     ratioVsFullSnapshot: medians.wasm / medians.jsFull,
+    // Reading every lazy string channel too, against the full JavaScript snapshot.
+    ratioReadAllVsFullSnapshot: medians.wasmReadAll / medians.jsFull,
     memory: memoryReport,
   };
   log(`ratio wasm/js ${report.ratio.toFixed(2)} (vs full snapshot ${report.ratioVsFullSnapshot.toFixed(2)})`);

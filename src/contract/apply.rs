@@ -18,12 +18,14 @@
 //!   cell for this check.
 
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Index;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use super::marker::{Apply, Marker};
 use super::result::BuilderResult;
-use super::structure::{excerpt, Structure};
+use super::structure::{excerpt, StringColumn, Structure};
 
 /// §5.2: two cells whose components differ by at most this (Å) are the same cell.
 pub const CELL_TOLERANCE: f64 = 1e-4;
@@ -65,20 +67,21 @@ pub struct Snapshot {
     pub box_: Option<[f32; 9]>,
     /// Per-atom chain id char codes (Uint8Array), or null.
     pub atom_chain_ids: Option<Vec<u8>>,
-    /// Per-atom labels: `RESNAME<resid>` when residue ids are given, else the residue name.
-    pub labels: Option<Vec<String>>,
+    /// Per-atom labels: `RESNAME<resid>` when residue ids are given, else the residue name
+    /// (built only when read).
+    pub labels: Option<Labels>,
     /// Sanitised document file name (no extension).
     pub file_name: String,
     /// Per-atom 0-based molecule index, kept.
     pub molecules: Option<Vec<u32>>,
     /// Per-atom atom names, kept.
-    pub atom_names: Option<Vec<String>>,
+    pub atom_names: Option<StringColumn>,
     /// Per-atom formal charges, kept.
     pub formal_charges: Option<Vec<i32>>,
     /// Named per-atom numeric channels, kept.
     pub scalars: Option<BTreeMap<String, Vec<f64>>>,
     /// Per-atom residue names, kept.
-    pub residue_names: Option<Vec<String>>,
+    pub residue_names: Option<StringColumn>,
     /// Per-atom residue numbers, kept.
     pub residue_ids: Option<Vec<i64>>,
 }
@@ -162,7 +165,11 @@ fn new_document_snapshot(result: &BuilderResult) -> Result<Snapshot, String> {
         bond_orders: s.bond_orders.clone(),
         box_: s.cell.map(|c| c.map(|v| v as f32)),
         atom_chain_ids: s.chain_ids.as_deref().map(chain_id_codes).transpose()?,
-        labels: residue_labels(s),
+        labels: s.residue_names.as_ref().map(|names| Labels {
+            names: names.clone(),
+            ids: s.residue_ids.clone(),
+            built: OnceLock::new(),
+        }),
         file_name: sanitise_file_name(&result.name),
         molecules: s.molecules.clone(),
         atom_names: s.atom_names.clone(),
@@ -190,17 +197,85 @@ fn chain_id_codes(chains: &[String]) -> Result<Vec<u8>, String> {
         .collect()
 }
 
-/// §5.2: labels from residue names: `RESNAME<resid>` when residue ids exist, else the name.
-fn residue_labels(s: &Structure) -> Option<Vec<String>> {
-    let names = s.residue_names.as_ref()?;
-    Some(match &s.residue_ids {
-        Some(ids) => names
-            .iter()
-            .zip(ids)
-            .map(|(name, id)| format!("{name}{id}"))
-            .collect(),
-        None => names.clone(),
-    })
+/// §5.2 per-atom labels: `RESNAME<resid>` when residue ids exist, else the residue name. Kept as
+/// the residue names (a small table and one index per atom) and ids; the strings are built only
+/// when asked for (`labels[i]`, [`Labels::to_vec`], serialisation), once, so a consumer that does
+/// not read them (or builds them elsewhere, as the JavaScript snapshot does) pays nothing.
+#[derive(Debug, Clone)]
+pub struct Labels {
+    names: StringColumn,
+    ids: Option<Vec<i64>>,
+    built: OnceLock<Vec<String>>,
+}
+
+impl Labels {
+    /// Number of labels (atoms).
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Whether there are no labels.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// The residue names the labels are made of.
+    pub fn residue_names(&self) -> &StringColumn {
+        &self.names
+    }
+
+    /// The residue ids appended to the names, when the result gives them.
+    pub fn residue_ids(&self) -> Option<&[i64]> {
+        self.ids.as_deref()
+    }
+
+    /// Label `i`, when it exists (built on its own, without building the others).
+    pub fn get(&self, i: usize) -> Option<String> {
+        let name = self.names.get(i)?;
+        Some(match &self.ids {
+            Some(ids) => format!("{name}{}", ids[i]),
+            None => name.to_owned(),
+        })
+    }
+
+    /// Every label, built once and kept.
+    pub fn as_slice(&self) -> &[String] {
+        self.built.get_or_init(|| match &self.ids {
+            Some(ids) => self
+                .names
+                .iter()
+                .zip(ids)
+                .map(|(name, id)| format!("{name}{id}"))
+                .collect(),
+            None => self.names.to_vec(),
+        })
+    }
+
+    /// Every label as an owned vector.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.as_slice().to_vec()
+    }
+}
+
+impl Index<usize> for Labels {
+    type Output = String;
+    fn index(&self, i: usize) -> &String {
+        &self.as_slice()[i]
+    }
+}
+
+/// Equal when made of the same residue names and ids.
+impl PartialEq for Labels {
+    fn eq(&self, other: &Labels) -> bool {
+        self.names == other.names && self.ids == other.ids
+    }
+}
+
+/// Serialises as an array of strings.
+impl Serialize for Labels {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.as_slice())
+    }
 }
 
 /// §5: the file name for a result name: `[A-Za-z0-9._-]` only, ≤ 64 characters, else `result`.
@@ -514,6 +589,33 @@ fn invert(m: &[[f64; 3]; 3]) -> Option<[[f64; 3]; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_are_built_on_demand_from_names_and_ids() {
+        let names: StringColumn = ["HOH", "HOH", "NA"].into_iter().collect();
+        let labels = Labels {
+            names: names.clone(),
+            ids: Some(vec![1, 1, -9_000_000_000]),
+            built: OnceLock::new(),
+        };
+        assert_eq!(labels.get(2).as_deref(), Some("NA-9000000000"));
+        assert_eq!(labels.get(3), None);
+        assert!(labels.built.get().is_none());
+        assert_eq!(labels[0], "HOH1");
+        assert_eq!(labels.to_vec(), ["HOH1", "HOH1", "NA-9000000000"]);
+        assert_eq!(
+            serde_json::to_value(&labels).unwrap(),
+            serde_json::json!(["HOH1", "HOH1", "NA-9000000000"])
+        );
+        let plain = Labels {
+            names,
+            ids: None,
+            built: OnceLock::new(),
+        };
+        assert_eq!(plain.to_vec(), ["HOH", "HOH", "NA"]);
+        assert_ne!(plain, labels);
+        assert_eq!(plain.clone(), plain);
+    }
 
     #[test]
     fn names_are_sanitised() {

@@ -8,9 +8,10 @@
 //! Unknown fields are ignored (§11); `null` in an optional field means absent (pydantic servers
 //! send that).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
+use std::ops::Index;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -40,15 +41,15 @@ pub struct Structure {
     /// Per-atom 0-based molecule index.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub molecules: Option<Vec<u32>>,
-    /// Per-atom residue name.
+    /// Per-atom residue name (dictionary-encoded: a few names repeated over many atoms).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub residue_names: Option<Vec<String>>,
+    pub residue_names: Option<StringColumn>,
     /// Per-atom residue number.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub residue_ids: Option<Vec<i64>>,
-    /// Per-atom atom name.
+    /// Per-atom atom name (dictionary-encoded).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub atom_names: Option<Vec<String>>,
+    pub atom_names: Option<StringColumn>,
     /// Per-atom chain id, exactly one character each.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub chain_ids: Option<Vec<String>>,
@@ -146,24 +147,44 @@ impl Structure {
         self.validate_no_duplicate_bond()
     }
 
-    /// Duplicate check by sorting `(min, max, index)` keys: O(B log B), no O(B²) scan.
+    /// Duplicate check in O(N + B): bonds are bucketed by their lower atom (a counting sort that
+    /// keeps bond order within a bucket), then each bucket, usually a handful of bonds, is sorted
+    /// by `(higher atom, bond index)`. Reports the same pair a full sort of `(min, max, index)`
+    /// keys would: the lowest duplicated atom pair, with its two lowest bond indices. Needs the
+    /// range and self-bond checks of [`Self::validate_bonds`] first.
     fn validate_no_duplicate_bond(&self) -> Result<(), String> {
-        let mut keys: Vec<(u64, usize)> = self
-            .bonds
-            .iter()
-            .enumerate()
-            .map(|(k, &[a, b])| ((u64::from(a.min(b)) << 32) | u64::from(a.max(b)), k))
-            .collect();
-        keys.sort_unstable();
-        for pair in keys.windows(2) {
-            if let [(first_key, first), (second_key, second)] = *pair {
-                if first_key == second_key {
-                    let (earlier, later) = (first.min(second), first.max(second));
-                    return Err(format!(
-                        "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {} and {})",
-                        first_key >> 32,
-                        first_key & 0xffff_ffff
-                    ));
+        let n = self.n_atoms();
+        if self.bonds.len() < 2 {
+            return Ok(());
+        }
+        // start[lo]..start[lo + 1] is the bucket of bonds whose lower atom is lo.
+        let mut start = vec![0usize; n + 1];
+        for &[a, b] in &self.bonds {
+            start[a.min(b) as usize + 1] += 1;
+        }
+        for lo in 0..n {
+            start[lo + 1] += start[lo];
+        }
+        let mut next = start.clone();
+        let mut slots = vec![(0u32, 0usize); self.bonds.len()];
+        for (k, &[a, b]) in self.bonds.iter().enumerate() {
+            let lo = a.min(b) as usize;
+            slots[next[lo]] = (a.max(b), k);
+            next[lo] += 1;
+        }
+        for lo in 0..n {
+            let bucket = &mut slots[start[lo]..start[lo + 1]];
+            if bucket.len() < 2 {
+                continue;
+            }
+            bucket.sort_unstable();
+            for pair in bucket.windows(2) {
+                if let [(hi, earlier), (other_hi, later)] = *pair {
+                    if hi == other_hi {
+                        return Err(format!(
+                            "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {lo} and {hi})"
+                        ));
+                    }
                 }
             }
         }
@@ -193,9 +214,17 @@ impl Structure {
     fn validate_per_atom_channels(&self) -> Result<(), String> {
         let n = self.n_atoms();
         check_channel_length("molecules", self.molecules.as_ref().map(Vec::len), n)?;
-        check_channel_length("residueNames", self.residue_names.as_ref().map(Vec::len), n)?;
+        check_channel_length(
+            "residueNames",
+            self.residue_names.as_ref().map(StringColumn::len),
+            n,
+        )?;
         check_channel_length("residueIds", self.residue_ids.as_ref().map(Vec::len), n)?;
-        check_channel_length("atomNames", self.atom_names.as_ref().map(Vec::len), n)?;
+        check_channel_length(
+            "atomNames",
+            self.atom_names.as_ref().map(StringColumn::len),
+            n,
+        )?;
         check_channel_length("chainIds", self.chain_ids.as_ref().map(Vec::len), n)?;
         check_channel_length(
             "formalCharges",
@@ -242,6 +271,169 @@ fn check_channel_length(field: &str, len: Option<usize>, n: usize) -> Result<(),
             "structure.{field}: has {len} entries for {n} atoms"
         )),
         _ => Ok(()),
+    }
+}
+
+/// A per-atom string channel (`residueNames`, `atomNames`), dictionary-encoded: atom `i`'s string
+/// is `table[index[i]]`, each distinct string stored once. A result repeats a few names over many
+/// atoms; one `String` per atom would cost 500 000 allocations (~20 MB of wasm memory) for a
+/// 500 000-atom result, and the JavaScript side can rebuild the per-atom array from the small
+/// table only when it is read. Indexing (`column[i]`) gives the atom's `String`.
+#[derive(Debug, Clone, Default)]
+pub struct StringColumn {
+    /// Distinct strings in order of first appearance.
+    table: Vec<String>,
+    /// Per atom: a position in `table` (always in range).
+    index: Vec<u32>,
+}
+
+impl StringColumn {
+    /// An empty column.
+    pub fn new() -> StringColumn {
+        StringColumn::default()
+    }
+
+    /// Number of entries (atoms).
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether the column has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Entry `i`, when it exists.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        self.index.get(i).map(|&t| self.table[t as usize].as_str())
+    }
+
+    /// The entries in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.index.iter().map(|&t| self.table[t as usize].as_str())
+    }
+
+    /// The distinct strings, in order of first appearance.
+    pub fn table(&self) -> &[String] {
+        &self.table
+    }
+
+    /// Per entry, its position in [`Self::table`].
+    pub fn indices(&self) -> &[u32] {
+        &self.index
+    }
+
+    /// One `String` per entry.
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(str::to_owned).collect()
+    }
+
+    /// Appends an entry (for a column built one by one, use [`StringColumnBuilder`]).
+    pub fn push(&mut self, value: &str) {
+        let t = match self.table.iter().position(|t| t == value) {
+            Some(t) => t,
+            None => {
+                self.table.push(value.to_owned());
+                self.table.len() - 1
+            }
+        };
+        self.index.push(t as u32);
+    }
+}
+
+/// Builds a [`StringColumn`] in O(1) expected time per entry (a hash map of the table, and a
+/// shortcut for a run of equal strings, the common case of atoms of one residue).
+#[derive(Debug, Default)]
+pub struct StringColumnBuilder {
+    column: StringColumn,
+    positions: HashMap<String, u32>,
+    last: Option<u32>,
+}
+
+impl StringColumnBuilder {
+    /// Appends an entry.
+    pub fn push(&mut self, value: &str) {
+        if let Some(last) = self.last {
+            if self.column.table[last as usize] == value {
+                self.column.index.push(last);
+                return;
+            }
+        }
+        let t = match self.positions.get(value) {
+            Some(&t) => t,
+            None => {
+                let t = u32::try_from(self.column.table.len()).unwrap_or(u32::MAX);
+                self.column.table.push(value.to_owned());
+                self.positions.insert(value.to_owned(), t);
+                t
+            }
+        };
+        self.column.index.push(t);
+        self.last = Some(t);
+    }
+
+    /// Number of entries so far.
+    pub fn len(&self) -> usize {
+        self.column.len()
+    }
+
+    /// Whether no entry was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.column.is_empty()
+    }
+
+    /// The column.
+    pub fn finish(self) -> StringColumn {
+        self.column
+    }
+}
+
+impl<S: AsRef<str>> FromIterator<S> for StringColumn {
+    fn from_iter<I: IntoIterator<Item = S>>(items: I) -> StringColumn {
+        let mut builder = StringColumnBuilder::default();
+        for item in items {
+            builder.push(item.as_ref());
+        }
+        builder.finish()
+    }
+}
+
+impl From<Vec<String>> for StringColumn {
+    fn from(values: Vec<String>) -> StringColumn {
+        values.iter().collect()
+    }
+}
+
+impl From<&[&str]> for StringColumn {
+    fn from(values: &[&str]) -> StringColumn {
+        values.iter().collect()
+    }
+}
+
+impl Index<usize> for StringColumn {
+    type Output = String;
+    fn index(&self, i: usize) -> &String {
+        &self.table[self.index[i] as usize]
+    }
+}
+
+/// Equal when the entries are equal, whatever the table order.
+impl PartialEq for StringColumn {
+    fn eq(&self, other: &StringColumn) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl PartialEq<Vec<String>> for StringColumn {
+    fn eq(&self, other: &Vec<String>) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().map(String::as_str))
+    }
+}
+
+/// Serialises as an array of strings, as on the wire.
+impl Serialize for StringColumn {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
     }
 }
 
@@ -554,15 +746,17 @@ fn text(raw: Text) -> Result<String, String> {
     Ok(raw.0)
 }
 
-fn bond_pair(raw: Vec<Int>) -> Result<[u32; 2], String> {
-    match raw.as_slice() {
-        [a, b] => Ok([
-            index(*a).map_err(|e| format!("first atom: {e}"))?,
-            index(*b).map_err(|e| format!("second atom: {e}"))?,
+fn bond_pair(raw: BondWire) -> Result<[u32; 2], String> {
+    match raw {
+        BondWire {
+            first: [a, b],
+            count: 2,
+        } => Ok([
+            index(a).map_err(|e| format!("first atom: {e}"))?,
+            index(b).map_err(|e| format!("second atom: {e}"))?,
         ]),
-        other => Err(format!(
-            "a bond is a pair of two atom indices, not {} numbers",
-            other.len()
+        BondWire { count, .. } => Err(format!(
+            "a bond is a pair of two atom indices, not {count} numbers"
         )),
     }
 }
@@ -576,17 +770,96 @@ fn cell_of_nine(raw: Vec<f64>) -> Result<[f64; 9], String> {
     })
 }
 
-/// Reads a bond `[i, j]` as a short list of integers.
-struct BondWire(Vec<Int>);
+/// Reads a bond `[i, j]`: the first two integers are kept and the rest only counted, so a bond
+/// costs no allocation; errors are those of a list of integers (`bond[2]: invalid type: …`).
+struct BondWire {
+    first: [Int; 2],
+    count: usize,
+}
 
 impl<'de> Deserialize<'de> for BondWire {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        ListSeed {
-            path: "bond",
-            convert: Ok,
+        d.deserialize_seq(BondVisitor)
+    }
+}
+
+struct BondVisitor;
+
+impl<'de> Visitor<'de> for BondVisitor {
+    type Value = BondWire;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BondWire, A::Error> {
+        let mut bond = BondWire {
+            first: [Int(0); 2],
+            count: 0,
+        };
+        loop {
+            match seq.next_element::<Int>() {
+                Ok(Some(raw)) => {
+                    if let Some(slot) = bond.first.get_mut(bond.count) {
+                        *slot = raw;
+                    }
+                    bond.count += 1;
+                }
+                Ok(None) => return Ok(bond),
+                Err(e) => return Err(at_path(&format!("bond[{}]", bond.count), e)),
+            }
         }
-        .deserialize(d)
-        .map(BondWire)
+    }
+}
+
+/// Reads an array of strings into a [`StringColumn`], naming the index of the first bad item
+/// (`path[i]: …`, as [`ListSeed`] does). Strings without escapes are read borrowed from the
+/// input, so a repeated name costs no allocation.
+struct StringColumnSeed<'p> {
+    path: &'p str,
+}
+
+impl<'de> DeserializeSeed<'de> for StringColumnSeed<'_> {
+    type Value = StringColumn;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<StringColumn, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StringColumnSeed<'_> {
+    type Value = StringColumn;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StringColumn, A::Error> {
+        let mut builder = StringColumnBuilder::default();
+        loop {
+            let index = builder.len();
+            match seq.next_element_seed(InternSeed(&mut builder)) {
+                Ok(Some(())) => {}
+                Ok(None) => return Ok(builder.finish()),
+                Err(e) => return Err(at_path(&format!("{}[{index}]", self.path), e)),
+            }
+        }
+    }
+}
+
+/// One string of a [`StringColumnSeed`] array, pushed into the builder.
+struct InternSeed<'b>(&'b mut StringColumnBuilder);
+
+impl<'de> DeserializeSeed<'de> for InternSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for InternSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.0.push(v);
+        Ok(())
     }
 }
 
@@ -745,7 +1018,7 @@ fn read_field<'de, A: MapAccess<'de>>(
         "bonds" => {
             s.bonds = map.next_value_seed(ListSeed {
                 path: "structure.bonds",
-                convert: |raw: BondWire| bond_pair(raw.0),
+                convert: bond_pair,
             })?
         }
         "bondOrders" => {
@@ -761,9 +1034,8 @@ fn read_field<'de, A: MapAccess<'de>>(
             }))?
         }
         "residueNames" => {
-            s.residue_names = map.next_value_seed(Nullable(ListSeed {
+            s.residue_names = map.next_value_seed(Nullable(StringColumnSeed {
                 path: "structure.residueNames",
-                convert: text,
             }))?
         }
         "residueIds" => {
@@ -773,9 +1045,8 @@ fn read_field<'de, A: MapAccess<'de>>(
             }))?
         }
         "atomNames" => {
-            s.atom_names = map.next_value_seed(Nullable(ListSeed {
+            s.atom_names = map.next_value_seed(Nullable(StringColumnSeed {
                 path: "structure.atomNames",
-                convert: text,
             }))?
         }
         "chainIds" => {
@@ -854,6 +1125,142 @@ mod tests {
         assert_eq!(
             s.validate().unwrap_err(),
             "structure.bonds[1]: bonds atom 2 to itself"
+        );
+    }
+
+    /// The reference duplicate check: a full sort of `(min, max, index)` keys.
+    fn duplicate_by_sorting(bonds: &[[u32; 2]]) -> Option<(usize, usize)> {
+        let mut keys: Vec<(u32, u32, usize)> = bonds
+            .iter()
+            .enumerate()
+            .map(|(k, &[a, b])| (a.min(b), a.max(b), k))
+            .collect();
+        keys.sort_unstable();
+        keys.windows(2)
+            .find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+            .map(|w| (w[0].2, w[1].2))
+    }
+
+    #[test]
+    fn bucketed_duplicate_check_reports_what_a_full_sort_reports() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % m) as u32
+        };
+        for case in 0..3000 {
+            let n = 2 + next(12) as usize;
+            let count = next(3 * n as u64) as usize + usize::from(case % 2 == 0);
+            let mut bonds = Vec::new();
+            while bonds.len() < count {
+                let (a, b) = (next(n as u64), next(n as u64));
+                if a != b {
+                    bonds.push([a, b]);
+                }
+            }
+            let s = Structure {
+                elements: vec![6; n],
+                positions: vec![0.0; 3 * n],
+                bonds: bonds.clone(),
+                ..Structure::default()
+            };
+            let expected = duplicate_by_sorting(&bonds).map(|(earlier, later)| {
+                let [a, b] = bonds[earlier];
+                format!(
+                    "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {} and {})",
+                    a.min(b),
+                    a.max(b)
+                )
+            });
+            assert_eq!(s.validate().err(), expected, "{bonds:?}");
+        }
+    }
+
+    #[test]
+    fn bonds_are_read_as_pairs_with_list_errors() {
+        let body = |bonds: &str| {
+            format!(
+                r#"{{"elements":[8,1,1],"positions":[0,0,0,1,0,0,0,1,0],"cell":null,"bonds":{bonds}}}"#
+            )
+        };
+        assert_eq!(
+            parse(&body("[[0,1],[2,0]]")).unwrap().bonds,
+            vec![[0, 1], [2, 0]]
+        );
+        for (bonds, message) in [
+            (
+                "[[0,1],[0,1,2]]",
+                "structure.bonds[1]: a bond is a pair of two atom indices, not 3 numbers",
+            ),
+            (
+                "[[0]]",
+                "structure.bonds[0]: a bond is a pair of two atom indices, not 1 numbers",
+            ),
+            (
+                "[[]]",
+                "structure.bonds[0]: a bond is a pair of two atom indices, not 0 numbers",
+            ),
+            (
+                "[[0,-1]]",
+                "structure.bonds[0]: second atom: -1 is not a 0-based index",
+            ),
+            (
+                "[[0,1,\"x\"]]",
+                "structure.bonds[0]: bond[2]: invalid type: string \"x\", expected an integer",
+            ),
+            (
+                "[7]",
+                "structure.bonds[0]: invalid type: integer `7`, expected an array",
+            ),
+        ] {
+            let err = parse(&body(bonds)).unwrap_err();
+            assert!(err.starts_with(message), "{bonds}: {err}");
+        }
+    }
+
+    #[test]
+    fn string_channels_are_dictionary_encoded() {
+        let s = parse(
+            r#"{"elements":[8,1,1,8],"positions":[0,0,0,1,0,0,0,1,0,5,5,5],"cell":null,"bonds":[],
+            "residueNames":["HOH","HOH","HOH","N\u0041"],"atomNames":["O","H1","H2","O"]}"#,
+        )
+        .unwrap();
+        let names = s.residue_names.as_ref().unwrap();
+        assert_eq!(names.table(), ["HOH", "NA"]);
+        assert_eq!(names.indices(), [0, 0, 0, 1]);
+        assert_eq!(names[3], "NA");
+        assert_eq!(names.get(4), None);
+        assert_eq!(
+            *names,
+            vec!["HOH", "HOH", "HOH", "NA"]
+                .into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        );
+        let atoms = s.atom_names.as_ref().unwrap();
+        assert_eq!(atoms.to_vec(), ["O", "H1", "H2", "O"]);
+        assert_eq!(atoms.table().len(), 3);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(
+            json["residueNames"],
+            serde_json::json!(["HOH", "HOH", "HOH", "NA"])
+        );
+        let mut pushed = StringColumn::new();
+        for name in ["A", "B", "A"] {
+            pushed.push(name);
+        }
+        assert_eq!(pushed, StringColumn::from(&["A", "B", "A"][..]));
+        let err = parse(
+            r#"{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"residueNames":["A",7]}"#,
+        )
+        .unwrap_err();
+        assert!(
+            err.starts_with(
+                "structure.residueNames[1]: invalid type: integer `7`, expected a string"
+            ),
+            "{err}"
         );
     }
 

@@ -46,7 +46,7 @@ pub fn packed_structure(
     }
     s.molecules = Some(mol_index);
     s.residue_ids = Some(res_ids);
-    s.residue_names = Some(res_names);
+    s.residue_names = Some(res_names.into());
     s
 }
 
