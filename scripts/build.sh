@@ -28,3 +28,10 @@ if [ -d ../shared/fixtures ]; then
   cp ../shared/fixtures/megane-recorded/*.json www/samples/
   cp ../shared/fixtures/molecules/*.mol www/samples/molecules/
 fi
+# three.js for the page's 3D view, from npm at the exact version in www/package-lock.json (never a
+# CDN); vendored because the page has no bundler. three.module.js imports ./three.core.js.
+if [ ! -f www/node_modules/three/build/three.module.js ]; then
+  (cd www && npm ci --no-audit --no-fund --loglevel=error)
+fi
+mkdir -p www/vendor
+cp www/node_modules/three/build/three.module.js www/node_modules/three/build/three.core.js www/vendor/

@@ -1,0 +1,68 @@
+// The tool servers the page uses at once: the in-page offline tools and any number of Streamable
+// HTTP servers. Each tool is addressed as (server id, tool name). The URL is remembered in
+// localStorage, the token never; the first connection to a URL is confirmed by the user (§9).
+import { connect } from "../pkg/megane_builder_client.js";
+import { offlineTools } from "../pkg/offline.js";
+
+const URL_KEY = "megane-demo.server-url";
+const TRUST_KEY = "megane-demo.trusted-urls";
+export const DEFAULT_URL = "http://127.0.0.1:8765/mcp";
+
+export function rememberedUrl() {
+  return localStorage.getItem(URL_KEY) || DEFAULT_URL;
+}
+
+function trusted() {
+  try { return new Set(JSON.parse(localStorage.getItem(TRUST_KEY) || "[]")); } catch { return new Set(); }
+}
+
+/** §9: adding a server is installing software and it receives your structures: ask once per URL. */
+function confirmFirstConnection(url) {
+  const known = trusted();
+  if (known.has(url)) return true;
+  const yes = window.confirm(`Connect to the tool server at ${url}?\n\nThe tools you run there receive the structures and molecules you send them. Connect only to servers you trust.`);
+  if (yes) {
+    known.add(url);
+    localStorage.setItem(TRUST_KEY, JSON.stringify([...known]));
+  }
+  return yes;
+}
+
+export class Servers {
+  constructor(onChange) {
+    this.entries = new Map(); // id → {id, kind, url, server}
+    this.onChange = onChange;
+  }
+
+  addOffline() {
+    const server = offlineTools({ serverId: "offline" });
+    this.entries.set("offline", { id: "offline", kind: "offline", url: null, server, toolbox: server.toolbox });
+    this.onChange();
+  }
+
+  get(id) { return this.entries.get(id); }
+
+  /** Resolves to {ok: true} or {ok: false, error} with one line to show. */
+  async connectRemote(url, token) {
+    if (!confirmFirstConnection(url)) return { ok: false, error: "Not connected: you declined the connection." };
+    const id = url; // the server id of the user's configuration: here, its URL
+    if (this.entries.has(id)) await this.disconnect(id);
+    const server = await connect(url, {
+      token: token || undefined, serverId: id,
+      onToolsChanged: (toolbox) => { const e = this.entries.get(id); if (e) { e.toolbox = toolbox; this.onChange(); } },
+    });
+    if (!server.ok) return { ok: false, error: server.error };
+    localStorage.setItem(URL_KEY, url);
+    this.entries.set(id, { id, kind: "remote", url, server, toolbox: server.toolbox });
+    this.onChange();
+    return { ok: true };
+  }
+
+  async disconnect(id) {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    this.entries.delete(id);
+    this.onChange();
+    await entry.server.close();
+  }
+}
