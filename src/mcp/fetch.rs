@@ -160,7 +160,14 @@ fn settle(inner: &Rc<RefCell<Inner>>, op: OpId, outcome: Result<OpResult, McpErr
 /// fires early, finds nothing due, and the next one is set), so closures are not churned on progress.
 fn schedule_timer(inner: &Rc<RefCell<Inner>>) {
     let next = inner.borrow().client.poll_timeout();
-    let Some(due) = next else { return };
+    let Some(due) = next else {
+        // Nothing pending: drop the timer (under Node a pending timer keeps the process alive).
+        let old = inner.borrow_mut().timer.take();
+        if let (Some(old), Some(clear)) = (old, global_fn("clearTimeout")) {
+            let _ = clear.call1(&JsValue::NULL, &old.handle);
+        }
+        return;
+    };
     if inner.borrow().timer.as_ref().is_some_and(|t| t.due <= due) {
         return;
     }
