@@ -429,6 +429,21 @@ impl FetchClient {
         std::mem::take(&mut self.inner.borrow_mut().notices)
     }
 
+    /// Opens the notification stream (legacy era), so that `tools/list_changed` reaches the callback
+    /// set with [`FetchClient::set_on_tools_changed`]. It holds one of the browser's few connections to
+    /// the origin; stop it with [`FetchClient::cancel`].
+    pub fn listen(&self) -> OpId {
+        let op = self.inner.borrow_mut().client.listen(now_ms());
+        pump(&self.inner);
+        op
+    }
+
+    /// Cancels an operation started without awaiting it (the notification stream).
+    pub fn cancel(&self, op: OpId) {
+        self.inner.borrow_mut().client.cancel(op, now_ms());
+        pump(&self.inner);
+    }
+
     /// Called when the server says its tool list changed.
     pub fn set_on_tools_changed(&self, callback: Option<Box<dyn FnMut()>>) {
         self.inner.borrow_mut().on_tools_changed = callback;
