@@ -903,3 +903,61 @@ fn auto_falls_back_when_the_preflight_refuses_the_new_headers() {
     };
     assert_eq!(info.protocol_version, "2025-06-18");
 }
+
+#[test]
+fn notification_stream_get_is_reopened_and_405_ends_it() {
+    let rec = load("http-stateful/27-get-standalone-sse.json");
+    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Whole);
+    connect(
+        &mut h,
+        "http-stateful/04-initialize.json",
+        "http-stateful/05-notifications-initialized.json",
+    );
+    h.take_events();
+    let op = h.c.listen(h.now);
+    let (ex, get) = h.next_send();
+    assert_eq!(get.method, megane_builder_client::mcp::Method::Get);
+    assert_eq!(get.url, rec.url);
+    for name in [
+        "Accept",
+        "Authorization",
+        "Mcp-Session-Id",
+        "MCP-Protocol-Version",
+    ] {
+        assert_eq!(get.header(name), rec.request_header(name), "{name}");
+    }
+    assert!(get.header("Last-Event-ID").is_none());
+    // The recorded stream carried nothing and was closed (by curl): the client opens it again.
+    h.head(ex, &rec);
+    h.body(ex, &rec.body);
+    h.c.handle_end(ex, h.now);
+    assert!(h.take_events().is_empty() && h.sends.is_empty());
+    assert_eq!(h.c.poll_timeout(), Some(h.now + 1_000));
+    h.now += 1_000;
+    h.c.handle_timeout(h.now);
+    let (ex, again) = h.next_send();
+    assert_eq!(again.header("Accept"), Some("text/event-stream"));
+    // A server without a notification stream answers 405 (fault: the status changed).
+    let mut refused = rec.clone();
+    refused.status = 405;
+    h.head(ex, &refused);
+    h.c.handle_end(ex, h.now);
+    let e = the_failure(&h.take_events(), op);
+    assert_eq!(
+        e.to_string(),
+        "The server failed: the server offers no notification stream (HTTP 405)"
+    );
+
+    // The modern era has none.
+    let mut h = modern(ProtocolChoice::Modern, Chunking::Whole);
+    h.c.connect(h.now);
+    h.expect_and_answer(&load(
+        "http-modern-2026-07-28/03-modern-server-discover.json",
+    ));
+    h.take_events();
+    let op = h.c.listen(h.now);
+    assert!(the_failure(&h.take_events(), op)
+        .to_string()
+        .contains("subscriptions/listen"));
+    assert!(h.sends.is_empty());
+}

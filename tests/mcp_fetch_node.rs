@@ -191,3 +191,37 @@ async fn wrong_token_and_no_server() {
         "{e}"
     );
 }
+
+#[wasm_bindgen_test]
+async fn notification_stream_delivers_tools_changed() {
+    let c = client();
+    let info = c.connect().await.unwrap();
+    assert!(info.tools_list_changed);
+    let changed = Rc::new(RefCell::new(0));
+    let sink = changed.clone();
+    c.set_on_tools_changed(Some(Box::new(move || *sink.borrow_mut() += 1)));
+    let stream = c.listen();
+    // The peer announces a change after every call it finishes.
+    let rec = liquid_box();
+    c.call_tool(
+        "liquid_box",
+        rec["arguments"].clone(),
+        CallOptions::default(),
+        None,
+        None,
+    )
+    .await
+    .unwrap();
+    for _ in 0..100 {
+        if *changed.borrow() > 0 {
+            break;
+        }
+        sleep_ms(50).await;
+    }
+    assert!(
+        *changed.borrow() > 0,
+        "no tools/list_changed on the notification stream"
+    );
+    c.cancel(stream);
+    c.close().await.unwrap();
+}

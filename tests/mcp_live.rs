@@ -439,3 +439,74 @@ fn live_json_responses_without_streams() {
     let op = l.c.close(l.now());
     assert_eq!(l.run_ok(op), OpResult::Closed);
 }
+
+#[test]
+fn live_notification_stream_reports_tools_changed() {
+    if skip() {
+        return;
+    }
+    use std::io::BufReader;
+    use std::sync::mpsc;
+    enum Got {
+        Head(u16, Vec<(String, String)>),
+        Chunk(Vec<u8>),
+    }
+    let peer = Peer::start(&["--announce-tools-changed", "--step-seconds", "0.02"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    let OpResult::Connected(info) = l.run_ok(op) else {
+        panic!()
+    };
+    assert!(info.tools_list_changed);
+    let listen = l.c.listen(l.now());
+    l.pump(&mut |_, _, _| {});
+    let (gex, get) = l.queue.pop_front().expect("the GET");
+    assert_eq!(get.method, megane_builder_client::mcp::Method::Get);
+    assert_eq!(get.header("Accept"), Some("text/event-stream"));
+    assert_eq!(
+        get.header("Mcp-Session-Id"),
+        l.c.session().session_id.as_deref()
+    );
+    // The stream stays open, so it is read on its own thread while the call runs on this one.
+    let (tx, rx) = mpsc::channel::<Got>();
+    let url = get.url.clone();
+    let headers = get.headers.clone();
+    std::thread::spawn(move || {
+        let s = send_head("GET", &url, &headers, b"").unwrap();
+        let mut r = BufReader::new(s);
+        let (status, h) = read_head(&mut r).unwrap();
+        let _ = tx.send(Got::Head(status, h.clone()));
+        let _ = read_body(&mut r, &h, |c| tx.send(Got::Chunk(c.to_vec())).is_ok());
+    });
+    let Got::Head(status, h) = rx.recv_timeout(Duration::from_secs(10)).unwrap() else {
+        panic!()
+    };
+    assert_eq!(status, 200);
+    let now = l.now();
+    l.c.handle_head(gex, status, &h, now);
+    let rec = recorded("call-polymer_chain.json");
+    let op = l.c.call_tool(
+        "polymer_chain",
+        rec["arguments"].clone(),
+        &CallOptions::default(),
+        l.now(),
+    );
+    l.run_ok(op);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !l.events.contains(&Event::ToolsChanged) {
+        assert!(Instant::now() < deadline, "no tools/list_changed");
+        if let Ok(Got::Chunk(c)) = rx.recv_timeout(Duration::from_millis(100)) {
+            let now = l.now();
+            l.c.handle_chunk(gex, &c, now);
+            l.pump(&mut |_, _, _| {});
+        }
+    }
+    // The stream ends only when the host says so.
+    l.c.cancel(listen, l.now());
+    l.pump(&mut |_, _, _| {});
+    assert!(l.aborted.contains(&gex));
+    assert!(l.events.contains(&Event::Failed {
+        op: listen,
+        error: McpError::Cancelled
+    }));
+}

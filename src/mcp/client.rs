@@ -217,6 +217,7 @@ enum OpKind {
         cap_at: u64,
     },
     Ping,
+    Listen,
     Close,
 }
 
@@ -240,7 +241,8 @@ struct Op {
 #[derive(Debug)]
 struct PendingResume {
     op: OpId,
-    rpc_id: u64,
+    /// The request whose answer is awaited (`None` for the notification stream).
+    rpc_id: Option<u64>,
     due: u64,
 }
 
@@ -406,6 +408,17 @@ impl Client {
     /// Sends a `ping` (checks that the session is alive).
     pub fn ping(&mut self, now: u64) -> OpId {
         let op = self.new_op(OpKind::Ping, None);
+        self.start_op(op, now);
+        op
+    }
+
+    /// Opens the server's notification stream (a GET, legacy era), over which a server that declared
+    /// `tools.listChanged` sends `notifications/tools/list_changed` ([`Event::ToolsChanged`]). It is
+    /// reopened when the server closes it and ends only with [`Client::cancel`], [`Client::close`] or an
+    /// error (a server without such a stream answers 405). Opened only when the host asks: browsers
+    /// allow few connections per origin.
+    pub fn listen(&mut self, now: u64) -> OpId {
+        let op = self.new_op(OpKind::Listen, None);
         self.start_op(op, now);
         op
     }
@@ -802,6 +815,25 @@ impl Client {
     }
 
     fn send_op_request(&mut self, op: OpId, now: u64) {
+        if self
+            .ops
+            .get(&op)
+            .is_some_and(|o| matches!(o.kind, OpKind::Listen))
+        {
+            if self.session.era == Era::Modern {
+                self.fail_op(
+                    op,
+                    McpError::server("the 2026-07-28 era has no notification stream (subscriptions/listen is not supported)"),
+                );
+                return;
+            }
+            self.send_resume(PendingResume {
+                op,
+                rpc_id: None,
+                due: now,
+            });
+            return;
+        }
         let id = self.rpc_id();
         let Some(o) = self.ops.get_mut(&op) else {
             return;
@@ -829,7 +861,7 @@ impl Client {
                 o.deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
                 jsonrpc::request(id, "ping", json!({}))
             }
-            OpKind::Connect | OpKind::Close => return,
+            OpKind::Connect | OpKind::Close | OpKind::Listen => return,
         };
         let request = self.factory().post(message);
         let ex = self.send(request, Purpose::Rpc(op), Some(id));
@@ -873,9 +905,12 @@ impl Client {
         // The request is running on the server while its answer stream is open, or while a broken
         // stream waits to be resumed.
         let live_exchange = inflight.filter(|(ex, _)| self.exchanges.contains_key(ex));
-        let running = live_exchange
-            .map(|(_, id)| id)
-            .or_else(|| self.resumes.iter().find(|r| r.op == op).map(|r| r.rpc_id));
+        let running = live_exchange.map(|(_, id)| id).or_else(|| {
+            self.resumes
+                .iter()
+                .find(|r| r.op == op)
+                .and_then(|r| r.rpc_id)
+        });
         if let Some(rpc_id) = running {
             if is_call && self.session.era == Era::Legacy && self.state != State::Closed {
                 let reason = match error {
@@ -944,6 +979,15 @@ impl Client {
     }
 
     fn handle_message(&mut self, exchange: ExchangeId, message: Incoming, now: u64) {
+        if let Some(Purpose::Rpc(op)) = self.exchanges.get(&exchange).map(|e| e.purpose) {
+            if let Some(o) = self
+                .ops
+                .get_mut(&op)
+                .filter(|o| matches!(o.kind, OpKind::Listen))
+            {
+                o.resume_attempts = 0;
+            }
+        }
         match message {
             Incoming::Response { id, outcome } => {
                 let Some(ex) = self.exchanges.get_mut(&exchange) else {
@@ -1191,7 +1235,7 @@ impl Client {
                 }
             }
             OpKind::Ping => self.finish_op(op, OpResult::Pong),
-            OpKind::Connect | OpKind::Close => {}
+            OpKind::Connect | OpKind::Close | OpKind::Listen => {}
         }
     }
 
@@ -1204,20 +1248,23 @@ impl Client {
         point: Option<(String, Option<u64>)>,
         now: u64,
     ) -> bool {
-        let Some(rpc_id) = rpc_id else { return false };
         if self.session.era != Era::Legacy || self.state != State::Ready {
             return false;
         }
         let Some(o) = self.ops.get_mut(&op) else {
             return false;
         };
+        let listen = matches!(o.kind, OpKind::Listen);
+        if rpc_id.is_none() && !listen {
+            return false;
+        }
         if let Some((id, retry)) = point {
             o.last_event_id = Some(id);
             if retry.is_some() {
                 o.retry_ms = retry;
             }
         }
-        if o.last_event_id.is_none() || o.resume_attempts >= MAX_RESUMES {
+        if (o.last_event_id.is_none() && !listen) || o.resume_attempts >= MAX_RESUMES {
             return false;
         }
         o.resume_attempts += 1;
@@ -1232,16 +1279,18 @@ impl Client {
     }
 
     fn send_resume(&mut self, r: PendingResume) {
-        let Some(last) = self.ops.get(&r.op).and_then(|o| o.last_event_id.clone()) else {
+        let Some(o) = self.ops.get(&r.op) else { return };
+        let last = o.last_event_id.clone();
+        if last.is_none() && r.rpc_id.is_some() {
             return;
-        };
-        let request = self.factory().resume(&last);
-        let ex = self.send(request, Purpose::Rpc(r.op), Some(r.rpc_id));
+        }
+        let request = self.factory().listen(last.as_deref());
+        let ex = self.send(request, Purpose::Rpc(r.op), r.rpc_id);
         if let Some(e) = self.exchanges.get_mut(&ex) {
             e.resume = true;
         }
         if let Some(o) = self.ops.get_mut(&r.op) {
-            o.inflight = Some((ex, r.rpc_id));
+            o.inflight = Some((ex, r.rpc_id.unwrap_or(0)));
         }
     }
 
@@ -1287,12 +1336,12 @@ impl Client {
     fn ended_with_error(&mut self, ex: Exchange, status: u16, body: &[u8], now: u64) {
         if ex.resume && status == 405 {
             if let Purpose::Rpc(op) = ex.purpose {
-                self.fail_op(
-                    op,
-                    McpError::server(
-                        "the answer stream broke off and the server cannot resume it (HTTP 405)",
-                    ),
-                );
+                let message = if ex.rpc_id.is_none() {
+                    "the server offers no notification stream (HTTP 405)"
+                } else {
+                    "the answer stream broke off and the server cannot resume it (HTTP 405)"
+                };
+                self.fail_op(op, McpError::server(message));
                 return;
             }
         }

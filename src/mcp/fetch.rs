@@ -160,7 +160,14 @@ fn settle(inner: &Rc<RefCell<Inner>>, op: OpId, outcome: Result<OpResult, McpErr
 /// fires early, finds nothing due, and the next one is set), so closures are not churned on progress.
 fn schedule_timer(inner: &Rc<RefCell<Inner>>) {
     let next = inner.borrow().client.poll_timeout();
-    let Some(due) = next else { return };
+    let Some(due) = next else {
+        // Nothing pending: drop the timer (under Node a pending timer keeps the process alive).
+        let old = inner.borrow_mut().timer.take();
+        if let (Some(old), Some(clear)) = (old, global_fn("clearTimeout")) {
+            let _ = clear.call1(&JsValue::NULL, &old.handle);
+        }
+        return;
+    };
     if inner.borrow().timer.as_ref().is_some_and(|t| t.due <= due) {
         return;
     }
@@ -420,6 +427,21 @@ impl FetchClient {
     /// Notices so far (fallbacks, re-initialisation), drained.
     pub fn take_notices(&self) -> Vec<String> {
         std::mem::take(&mut self.inner.borrow_mut().notices)
+    }
+
+    /// Opens the notification stream (legacy era), so that `tools/list_changed` reaches the callback
+    /// set with [`FetchClient::set_on_tools_changed`]. It holds one of the browser's few connections to
+    /// the origin; stop it with [`FetchClient::cancel`].
+    pub fn listen(&self) -> OpId {
+        let op = self.inner.borrow_mut().client.listen(now_ms());
+        pump(&self.inner);
+        op
+    }
+
+    /// Cancels an operation started without awaiting it (the notification stream).
+    pub fn cancel(&self, op: OpId) {
+        self.inner.borrow_mut().client.cancel(op, now_ms());
+        pump(&self.inner);
     }
 
     /// Called when the server says its tool list changed.

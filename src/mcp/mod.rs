@@ -12,6 +12,35 @@
 //! - [`errors`]: user-facing errors.
 //! - [`client`]: the state machine.
 //! - `fetch` (wasm32 only): the transport on the global `fetch`.
+//!
+//! Driving the core (what `fetch` does, and what the tests do with sockets or recordings):
+//!
+//! ```
+//! use megane_builder_client::mcp::{Client, Config, Event};
+//! let mut config = Config::new("http://127.0.0.1:8765/mcp");
+//! config.token = Some("secret".into());
+//! let mut client = Client::new(config).unwrap(); // refuses http: to a non-loopback host
+//! let connect = client.connect(0);
+//! while let Some(event) = client.poll_event() {
+//!     match event {
+//!         Event::SendRequest { exchange, request } => {
+//!             // send `request`; then handle_head(exchange, status, headers, now),
+//!             // handle_chunk(exchange, bytes, now)…, handle_end(exchange, now)
+//!             // (or handle_network_error); then poll_event() again.
+//!             assert_eq!(request.header("Accept"), Some("application/json, text/event-stream"));
+//!             let _ = exchange;
+//!         }
+//!         other => println!("{other:?}"),
+//!     }
+//! }
+//! // Call handle_timeout(now) when poll_timeout() says so.
+//! let _ = (connect, client.poll_timeout());
+//! ```
+//!
+//! Tests: `tests/mcp_sse.rs`, `tests/mcp_core.rs` and `tests/mcp_faults.rs` replay the recorded
+//! reference-server exchanges (plain `cargo test`); `tests/mcp_live.rs` runs the core against the Python
+//! SDK peer (`tests/peers/setup.sh` first); `tests/peers/run_everything_tests.sh`,
+//! `run_conformance.sh`, `run_wasm_node_tests.sh` and `run_wasm_browser_tests.sh` run the rest.
 
 pub mod body;
 pub mod call;

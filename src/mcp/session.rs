@@ -117,9 +117,16 @@ impl RequestFactory<'_> {
 
     /// A GET resuming a broken SSE stream after `last_event_id`.
     pub fn resume(&self, last_event_id: &str) -> HttpRequest {
+        self.listen(Some(last_event_id))
+    }
+
+    /// A GET opening the server's notification stream (legacy era), resuming after `last_event_id`.
+    pub fn listen(&self, last_event_id: Option<&str>) -> HttpRequest {
         let mut h = vec![("Accept".to_string(), "text/event-stream".to_string())];
         h.extend(self.common_headers(true));
-        h.push(("Last-Event-ID".to_string(), last_event_id.to_string()));
+        if let Some(id) = last_event_id {
+            h.push(("Last-Event-ID".to_string(), id.to_string()));
+        }
         HttpRequest {
             method: Method::Get,
             url: self.endpoint.url.clone(),

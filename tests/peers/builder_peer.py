@@ -29,7 +29,7 @@ import time
 import anyio
 import mcp.types as types
 import uvicorn
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse, PlainTextResponse
@@ -50,6 +50,15 @@ def load_fixtures(folder: pathlib.Path) -> tuple[list[dict], dict[str, dict]]:
         if path.exists():
             calls[tool["name"]] = json.loads(path.read_text())
     return tools, calls
+
+
+class AnnouncingServer(Server):
+    """Declares `tools.listChanged` (legacy era) so that its list_changed notifications mean something."""
+
+    def get_capabilities(self, notification_options=None, experimental_capabilities=None, extensions=None, **kw):
+        return super().get_capabilities(
+            NotificationOptions(tools_changed=True), experimental_capabilities, extensions, **kw
+        )
 
 
 def build_server(args: argparse.Namespace) -> Server:
@@ -94,9 +103,13 @@ def build_server(args: argparse.Namespace) -> Server:
             CANCELLATIONS.append({"tool": name, "requestId": ctx.request_id, "time": time.time()})
             log(f"cancelled: {name} (request {ctx.request_id})")
             raise
+        if args.announce_tools_changed:
+            # No related request: the SDK sends it on the session's GET stream.
+            await ctx.session.send_tool_list_changed()
         return types.CallToolResult.model_validate(recorded["result"])
 
-    return Server(
+    server_class = AnnouncingServer if args.announce_tools_changed else Server
+    return server_class(
         "builder-test-peer",
         version="0.1.0",
         instructions="Test peer replaying recorded megane-builder-tools results.",
@@ -148,6 +161,11 @@ def main() -> None:
         "--no-expose-session-id",
         action="store_true",
         help="fault: leave Mcp-Session-Id out of Access-Control-Expose-Headers",
+    )
+    parser.add_argument(
+        "--announce-tools-changed",
+        action="store_true",
+        help="declare tools.listChanged and send notifications/tools/list_changed after each call",
     )
     parser.add_argument("--page-size", type=int, default=1)
     parser.add_argument("--steps", type=int, default=5)
