@@ -1,0 +1,221 @@
+// The demo page (www/) end to end with no tool server, in Debian's headless Chromium under the
+// page's strict CSP: the offline liquid_box and solvate from the generated forms, the 3D view,
+// Undo/Redo, the new_document confirmation, cancel mid-run, rebuild by SHA-256, mol import.
+// Screenshots of each state go to artifacts/screenshots/ (git-ignored), each with a non-blank check.
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { ROOT, launchBrowser, startServer } from "./harness.mjs";
+
+const SHOTS = join(ROOT, "artifacts", "screenshots");
+let server, browser, page;
+const errors = [];
+const dialogs = [];
+let answer = true; // how the next confirm() is answered
+
+before(async () => {
+  assert.ok(existsSync(join(ROOT, "www", "pkg")), "www/pkg is staged by scripts/build.sh");
+  assert.ok(existsSync(join(ROOT, "www", "vendor", "three.module.js")), "www/vendor is staged by scripts/build.sh");
+  mkdirSync(SHOTS, { recursive: true });
+  server = await startServer(join(ROOT, "www"));
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+  page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
+  page.on("dialog", (d) => { dialogs.push(d.message()); answer ? d.accept() : d.dismiss(); });
+  await page.goto(`${server.url}/`);
+  await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** Pixels of the 3D canvas that are not the background colour (read back in the page). */
+async function viewPixels() {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return page.evaluate(() => {
+    const source = document.getElementById("view");
+    const copy = document.createElement("canvas");
+    copy.width = source.width;
+    copy.height = source.height;
+    const ctx = copy.getContext("2d");
+    ctx.drawImage(source, 0, 0);
+    const data = ctx.getImageData(0, 0, copy.width, copy.height).data;
+    let lit = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (Math.abs(data[i] - 0x1d) + Math.abs(data[i + 1] - 0x23) + Math.abs(data[i + 2] - 0x30) > 24) lit++;
+    }
+    return { lit, total: data.length / 4 };
+  });
+}
+
+async function shot(name, { blank = false } = {}) {
+  const { lit, total } = await viewPixels();
+  await page.screenshot({ path: join(SHOTS, `offline-${name}.png`) });
+  if (blank) assert.ok(lit < total * 0.001, `${name}: the view should be empty (${lit} lit pixels)`);
+  else assert.ok(lit > total * 0.01, `${name}: the 3D view is blank (${lit} of ${total} pixels lit)`);
+}
+
+async function chooseTool(tool, server = "offline") {
+  await page.click(`button.tool[data-server="${server}"][data-tool="${tool}"]`);
+  await page.waitForFunction((t) => document.getElementById("form-title").textContent.length > 0 && document.querySelector("#tool-form .field"), tool);
+}
+
+const atomCount = () => page.textContent("#atom-count");
+
+test("a 200-water liquid box from the library water: view, notice, provenance; Undo empties it, Redo restores it", async () => {
+  await shot("start", { blank: true });
+  const labels = await page.$$eval("#tools .category h4", (hs) => hs.map((h) => h.textContent));
+  assert.deepEqual(labels, ["Bulk", "Solvation"]);
+  assert.match(await page.getAttribute('button.tool[data-tool="liquid_box"]', "title"), /^Fill a periodic box/);
+  await chooseTool("liquid_box");
+  assert.equal(await page.inputValue('[data-path="components/0/molecule"] select'), "water");
+  assert.match(await page.textContent("#form-destination"), /nothing leaves your browser/);
+  await page.fill('[data-path="components/0/count"] input', "200");
+  assert.equal(await page.isDisabled("#run"), false);
+  await page.click("#run");
+  await page.waitForFunction(() => document.getElementById("atom-count").textContent === "600 atoms", null, { timeout: 60000 });
+  assert.match(await page.textContent("#notice"), /^Liquid box: 200 water in a .* box .*600 atoms/);
+  assert.equal(await page.locator("#provenance-list li").count(), 1);
+  assert.match(await page.textContent("#provenance-list li"), /liquid_box .*600 atoms, seed \d+/);
+  assert.equal(await page.evaluate(() => window.meganeDemo.doc.state.cell.length), 9);
+  await shot("liquid-box-200");
+  await page.click("#undo");
+  assert.equal(await atomCount(), "0 atoms");
+  await shot("undone", { blank: true });
+  await page.click("#redo");
+  assert.equal(await atomCount(), "600 atoms");
+});
+
+test("Rebuild calls the tool again with the recorded arguments and finds the same SHA-256", async () => {
+  await page.click("#provenance-list li button.rebuild");
+  await page.waitForFunction(() => document.querySelector("#provenance-list .rebuild-result").textContent.includes("structure"), null, { timeout: 60000 });
+  assert.equal(await page.textContent("#provenance-list .rebuild-result"), "Identical structure (same SHA-256).");
+  // The export link is a Blob URL with the §7 records (the document would be replaced by its size).
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-provenance")]);
+  assert.equal(download.suggestedFilename(), "provenance.json");
+  const records = JSON.parse(readFileSync(await download.path(), "utf8"));
+  assert.equal(records.length, 1);
+  assert.equal(records[0].tool, "liquid_box");
+  assert.equal(records[0].atoms, 600);
+  assert.equal(records[0].arguments.components[0].count, 200);
+  assert.match(records[0].sha256, /^[0-9a-f]{64}$/);
+});
+
+test("clicking an atom in the view selects it", async () => {
+  const { x, y } = await page.evaluate(() => window.meganeDemo.view.screenPosition(0));
+  await page.mouse.click(x, y);
+  const selected = await page.evaluate(() => window.meganeDemo.doc.state.selection);
+  assert.equal(selected.length, 1, `selection ${JSON.stringify(selected)}`);
+  assert.equal(await page.textContent("#selection-count"), "1 selected");
+  await shot("selected-atom");
+  await page.mouse.click(x, y, { modifiers: ["Shift"] });
+  assert.equal(await page.textContent("#selection-count"), "");
+});
+
+test("solvate a 20-water box at low density: one undo step, new atoms selected", async () => {
+  await chooseTool("liquid_box");
+  await page.fill('[data-path="components/0/count"] input', "20");
+  answer = true;
+  await page.click("#run");
+  await page.waitForFunction(() => document.getElementById("atom-count").textContent === "60 atoms", null, { timeout: 60000 });
+  await chooseTool("solvate");
+  assert.match(await page.textContent('[data-path="document"]'), /The open structure \(60 atoms, with a cell\) is sent/);
+  await page.fill('[data-path="density"] input', "0.3");
+  await page.click("#run");
+  await page.waitForFunction(() => Number.parseInt(document.getElementById("atom-count").textContent) > 60, null, { timeout: 60000 });
+  const n = Number.parseInt(await atomCount());
+  assert.equal((n - 60) % 3, 0, "whole water molecules were added");
+  assert.match(await page.textContent("#notice"), /^Solvate/);
+  assert.equal(await page.textContent("#selection-count"), `${n - 60} selected`);
+  assert.deepEqual(await page.evaluate(() => window.meganeDemo.doc.state.fragmentIds.length), 1);
+  await shot("solvated");
+  await page.click("#undo");
+  assert.equal(await atomCount(), "60 atoms");
+  await page.click("#redo");
+  assert.equal(await atomCount(), `${n} atoms`);
+});
+
+test("a new_document run on an edited document asks to discard the edits first", async () => {
+  await chooseTool("liquid_box");
+  assert.equal(await page.textContent("#form-warning"), "The result replaces the open structure and its history.");
+  const before = await atomCount();
+  answer = false;
+  dialogs.length = 0;
+  await page.fill('[data-path="components/0/count"] input', "10");
+  await page.click("#run");
+  assert.match(dialogs[0] ?? "", /^Discard unsaved edits\?/);
+  assert.equal(await atomCount(), before, "declined: nothing ran");
+  answer = true;
+  await page.click("#run");
+  await page.waitForFunction(() => document.getElementById("atom-count").textContent === "30 atoms", null, { timeout: 60000 });
+});
+
+test("Cancel stops a 100 000-water box on its first progress message; nothing is applied", async () => {
+  await chooseTool("liquid_box");
+  const before = await atomCount();
+  await page.fill('[data-path="components/0/count"] input', "100000");
+  await page.click("#run");
+  await page.waitForSelector("#cancel:not([hidden])");
+  await page.waitForFunction(() => Number(document.getElementById("progress").dataset.events ?? 0) > 0 || document.getElementById("progress-message").textContent !== "Starting…", null, { timeout: 60000 });
+  assert.equal(await page.isVisible("#progress-bar") || await page.isVisible("#spinner"), true);
+  await page.screenshot({ path: join(SHOTS, "offline-running.png") });
+  await page.click("#cancel");
+  await page.waitForFunction(() => document.getElementById("form-error").textContent.length > 0);
+  assert.equal(await page.textContent("#form-error"), "Cancelled: nothing was applied.");
+  assert.equal(await atomCount(), before);
+  assert.equal(await page.inputValue('[data-path="components/0/count"] input'), "100000", "the form keeps the user's values");
+  assert.equal(await page.isHidden("#progress"), true);
+});
+
+test("the form validates as the user types: first problem shown, per-field messages, units, table rows", async () => {
+  await chooseTool("liquid_box");
+  await page.fill('[data-path="components/0/count"] input', "50");
+  await page.fill('[data-path="tolerance"] input', "0.5");
+  assert.equal(await page.isDisabled("#run"), true);
+  assert.equal(await page.textContent("#form-problem"), "Run is disabled: Minimum distance must be at least 1 Å.");
+  assert.equal(await page.textContent('[data-path="tolerance"] .field-error'), "Minimum distance must be at least 1 Å.");
+  // Unit conversion: the value shown in nm, kept in Å.
+  await page.selectOption('[data-path="tolerance"] select.unit', { label: "nm" });
+  assert.equal(await page.inputValue('[data-path="tolerance"] input'), "0.05");
+  await page.fill('[data-path="tolerance"] input', "0.25");
+  assert.equal(await page.isDisabled("#run"), false);
+  assert.equal(await page.isHidden("#form-problem"), true);
+  // Table rows: add one (Run waits for its molecule), fill it, remove it.
+  await page.click('[data-path="components"] button.add-row');
+  assert.equal(await page.locator('[data-path="components"] tbody tr').count(), 2);
+  assert.equal(await page.isDisabled("#run"), true);
+  assert.match(await page.textContent("#form-problem"), /^Run is disabled: Molecule: choose a molecule/);
+  await page.selectOption('[data-path="components/1/molecule"] select', "methanol");
+  await page.fill('[data-path="components/1/count"] input', "5");
+  assert.equal(await page.isDisabled("#run"), false);
+  await page.click('[data-path="components"] tbody tr:nth-child(2) button.remove-row');
+  assert.equal(await page.locator('[data-path="components"] tbody tr').count(), 1);
+  assert.equal(await page.isDisabled('[data-path="components"] tbody tr button.remove-row'), true, "minItems 1");
+  await page.click('[data-path="seed"] button.new-seed');
+  assert.match(await page.inputValue('[data-path="seed"] input'), /^\d+$/);
+  await page.screenshot({ path: join(SHOTS, "offline-form.png") });
+});
+
+test("mol files join the library after parseMolblock checks them; a broken one is refused with its reason", async () => {
+  const mol = "\n  test\n\n  2  1  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 C   0  0\n    1.2000    0.0000    0.0000 O   0  0\n  1  2  2  0\nM  END\n";
+  await page.setInputFiles("#mol-file", [
+    { name: "carbon_monoxide.mol", mimeType: "chemical/x-mdl-molfile", buffer: Buffer.from(mol) },
+    { name: "broken.mol", mimeType: "chemical/x-mdl-molfile", buffer: Buffer.from("not a mol block") },
+  ]);
+  await page.waitForFunction(() => !document.getElementById("library-msg").hidden);
+  const msg = await page.textContent("#library-msg");
+  assert.match(msg, /carbon_monoxide: 2 atoms \(3D\)/);
+  assert.match(msg, /broken\.mol: /);
+  assert.match(await page.textContent("#library-list"), /carbon_monoxide \(2 atoms, 3D\) — imported/);
+  const options = await page.$$eval('[data-path="components/0/molecule"] option', (os) => os.map((o) => o.value));
+  assert.ok(options.includes("carbon_monoxide"));
+  assert.ok(!options.includes("broken"));
+});
+
+test("no page errors under the Content-Security-Policy", () => {
+  assert.deepEqual(errors, []);
+});
