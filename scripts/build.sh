@@ -6,11 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 wasm-pack build --target web --release --mode no-install --weak-refs --out-dir pkg --out-name megane_builder_client
 WASM=pkg/megane_builder_client_bg.wasm
+# The multi-threaded build into pkg/threads (nightly, build-std), unless THREADS=0.
+if [ "${THREADS:-1}" = 1 ]; then bash scripts/build-threads.sh; fi
 # The hand-written JS modules of the package (offline tools in a Worker), listed in package.json.
 cp src/js/*.js src/js/*.d.ts pkg/
 node -e '
 const fs = require("fs"); const p = "pkg/package.json"; const pkg = JSON.parse(fs.readFileSync(p, "utf8"));
 const extra = fs.readdirSync("src/js"); pkg.files = [...new Set([...(pkg.files || []), ...extra])];
+pkg.files.push("threads/"); pkg.files = [...new Set(pkg.files)];
+pkg.exports = { ".": "./megane_builder_client.js", "./loader.js": "./loader.js", "./offline.js": "./offline.js",
+  "./*": "./*" };
 fs.writeFileSync(p, JSON.stringify(pkg, null, 2) + "\n");'
 OPT=tests/node/node_modules/.bin/wasm-opt
 if [ "${WASM_OPT:-0}" = 1 ]; then

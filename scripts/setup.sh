@@ -33,6 +33,14 @@ if ! rustup target list --installed | grep -q '^wasm32-unknown-unknown$'; then
   say "rustup target add wasm32-unknown-unknown"
   rustup target add wasm32-unknown-unknown
 fi
+# The threaded build (wasm-bindgen-rayon) needs a nightly with rust-src for -Z build-std.
+NIGHTLY="${NIGHTLY:-nightly-2026-05-20}"
+if ! rustup run "$NIGHTLY" rustc --version >/dev/null 2>&1 \
+   || ! rustup component list --toolchain "$NIGHTLY" --installed | grep -q '^rust-src' \
+   || ! rustup target list --toolchain "$NIGHTLY" --installed | grep -q '^wasm32-unknown-unknown$'; then
+  say "rustup toolchain install $NIGHTLY (rust-src, wasm32) for the threaded build"
+  rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src --target wasm32-unknown-unknown
+fi
 if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
   say "cargo install wasm-pack $WASM_PACK_VERSION (about 3 minutes)"
   cargo install wasm-pack --locked --version "$WASM_PACK_VERSION"

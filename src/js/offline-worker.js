@@ -1,13 +1,34 @@
-// Worker side of offlineTools(): loads the package once, then runs each call to completion and
-// posts progress (at most every 100 ms) and the CallToolResult bytes.
-import init, { offlineCall } from "./megane_builder_client.js";
+// Worker side of offlineTools(): loads the package once (the threaded build with a rayon pool when
+// asked and the page is cross-origin isolated, else the single-threaded one), then runs each call
+// to completion and posts progress (at most every 100 ms) and the CallToolResult bytes.
+let offlineCall = null;
+
+async function load({ wasmUrl, threadsWasmUrl, threads, threadCount }) {
+  const notices = [];
+  if (threads && self.crossOriginIsolated) {
+    try {
+      const pkg = await import("./threads/megane_builder_client.js");
+      await pkg.default(threadsWasmUrl ? { module_or_path: threadsWasmUrl } : undefined);
+      const count = Math.max(1, threadCount ?? navigator.hardwareConcurrency ?? 2);
+      await pkg.initThreadPool(count);
+      offlineCall = pkg.offlineCall;
+      return { threads: count, notices };
+    } catch (error) {
+      notices.push(`The multi-threaded build did not load (${error?.message ?? error}); packing runs on one thread.`);
+    }
+  }
+  const pkg = await import("./megane_builder_client.js");
+  await pkg.default(wasmUrl ? { module_or_path: wasmUrl } : undefined);
+  offlineCall = pkg.offlineCall;
+  return { threads: 1, notices };
+}
 
 self.onmessage = async (event) => {
   const message = event.data;
   if (message?.type === "init") {
     try {
-      await init(message.wasmUrl ? { module_or_path: message.wasmUrl } : undefined);
-      self.postMessage({ type: "ready" });
+      const loaded = await load(message);
+      self.postMessage({ type: "ready", ...loaded });
     } catch (error) {
       self.postMessage({ type: "init-error", error: String(error?.message ?? error) });
     }

@@ -10,10 +10,25 @@ export interface OfflineToolServer {
   readonly instructions: string;
   readonly toolbox: Toolbox;
   readonly notices: string[];
+  /** Threads the packing uses (1: single-threaded build); null until the first call. */
+  readonly threads: number | null;
   call(name: string, args: Record<string, unknown>, options?: CallOptions | null): Promise<CallOutcome>;
   refreshTools(): Promise<Toolbox>;
   close(): Promise<void>;
 }
 
+export interface OfflineToolsOptions {
+  serverId?: string;
+  /** URL of the single-threaded .wasm (default: next to the module). */
+  wasmUrl?: string | URL;
+  /** URL of the threaded .wasm (default: threads/ next to the module). */
+  threadsWasmUrl?: string | URL;
+  /** "auto" (default): the threaded build where the page is cross-origin isolated. */
+  threads?: "auto" | boolean;
+  threadCount?: number;
+  /** Override of the Worker script's URL. */
+  workerUrl?: string | URL;
+}
+
 /** The offline tools liquid_box and solvate, computed in a Worker in this page. */
-export function offlineTools(options?: { serverId?: string; wasmUrl?: string | URL; workerUrl?: string | URL }): OfflineToolServer;
+export function offlineTools(options?: OfflineToolsOptions): OfflineToolServer;

@@ -1,15 +1,22 @@
 // The offline tools (liquid_box, solvate) as a ToolServer, like a remote one: the same toolbox,
 // call(name, args, {onProgress, signal, timeoutMs}) → the contract core's interpretation. Packing
 // runs in a module Worker so the page never freezes. Cancel and timeout terminate the worker (a
-// blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one.
+// blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one. Where the
+// page is cross-origin isolated the Worker uses the multi-threaded build (a rayon pool of Workers);
+// the structure is the same either way.
 import { callTimeoutMs, interpretCall, offlineToolsList, parseToolList } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
-/** @param {{serverId?: string, wasmUrl?: string | URL, workerUrl?: string | URL}} [options] */
+/**
+ * @param {{serverId?: string, wasmUrl?: string | URL, threadsWasmUrl?: string | URL,
+ *          threads?: "auto" | boolean, threadCount?: number, workerUrl?: string | URL}} [options]
+ */
 export function offlineTools(options = {}) {
   const toolbox = parseToolList(offlineToolsList(), options.serverId ?? "offline");
-  const workerUrl = options.workerUrl ?? new URL("./offline-worker.js", import.meta.url);
+  const threads = options.threads ?? "auto";
+  const notices = [];
+  const status = { threads: null };
   let worker = null;
   let ready = null;
   let sequence = 0;
@@ -21,11 +28,19 @@ export function offlineTools(options = {}) {
   }
 
   function startWorker() {
-    worker = new Worker(workerUrl, { type: "module", name: "megane-builder-offline" });
+    // The literal `new Worker(new URL(…, import.meta.url))` lets bundlers (Vite) find the worker.
+    worker = options.workerUrl
+      ? new Worker(options.workerUrl, { type: "module", name: "megane-builder-offline" })
+      : new Worker(new URL("./offline-worker.js", import.meta.url), { type: "module", name: "megane-builder-offline" });
     const current = worker;
     ready = new Promise((resolve, reject) => {
       const onMessage = (event) => {
-        if (event.data?.type === "ready") { cleanup(); resolve(); }
+        if (event.data?.type === "ready") {
+          status.threads = event.data.threads;
+          for (const n of event.data.notices ?? []) if (!notices.includes(n)) notices.push(n);
+          cleanup();
+          resolve();
+        }
         else if (event.data?.type === "init-error") { cleanup(); reject(new Error(event.data.error)); }
       };
       const onError = (event) => { cleanup(); reject(new Error(event.message || "the worker script did not load")); };
@@ -33,7 +48,13 @@ export function offlineTools(options = {}) {
       current.addEventListener("message", onMessage);
       current.addEventListener("error", onError);
     });
-    worker.postMessage({ type: "init", wasmUrl: options.wasmUrl ? String(options.wasmUrl) : null });
+    worker.postMessage({
+      type: "init",
+      wasmUrl: options.wasmUrl ? String(options.wasmUrl) : null,
+      threadsWasmUrl: options.threadsWasmUrl ? String(options.threadsWasmUrl) : null,
+      threads: threads === true || (threads === "auto" && globalThis.crossOriginIsolated === true),
+      threadCount: options.threadCount ?? null,
+    });
     return ready;
   }
 
@@ -89,7 +110,9 @@ export function offlineTools(options = {}) {
     url: null,
     instructions: "Offline tools computed in this page: no structure leaves the browser.",
     toolbox,
-    notices: [],
+    notices,
+    /** Threads the packing uses (1 for the single-threaded build); null until the first call. */
+    get threads() { return status.threads; },
     call,
     async refreshTools() { return toolbox; },
     async close() { stopWorker(); },

@@ -11,3 +11,9 @@ mod interop;
 
 pub use api::*;
 pub use connect::*;
+
+/// Threaded build only: `initThreadPool(n)` starts the rayon pool on `n` Web Workers (the page
+/// must be cross-origin isolated). The packing core then evaluates in parallel; results are
+/// bit-identical to the single-threaded build's.
+#[cfg(feature = "threads")]
+pub use wasm_bindgen_rayon::init_thread_pool;
