@@ -46,12 +46,14 @@ export class Servers {
   async connectRemote(url, token) {
     if (!confirmFirstConnection(url)) return { ok: false, error: "Not connected: you declined the connection." };
     const id = url; // the server id of the user's configuration: here, its URL
-    if (this.entries.has(id)) await this.disconnect(id);
     const server = await connect(url, {
       token: token || undefined, serverId: id,
       onToolsChanged: (toolbox) => { const e = this.entries.get(id); if (e) { e.toolbox = toolbox; this.onChange(); } },
     });
+    // A failed reconnect leaves a working connection to the same URL in place.
     if (!server.ok) return { ok: false, error: server.error };
+    const previous = this.entries.get(id);
+    if (previous) previous.server.close();
     localStorage.setItem(URL_KEY, url);
     this.entries.set(id, { id, kind: "remote", url, server, toolbox: server.toolbox });
     this.onChange();
