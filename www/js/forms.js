@@ -68,7 +68,10 @@ function numberInput({ field, id, value, set, key }) {
   let index = Math.min(chosenUnits.get(key) ?? 0, Math.max(0, conversions.length - 1));
   const conv = () => conversions[index] ?? { factor: 1, offset: 0 };
   const shown = (canonical) => (blank(canonical) || typeof canonical !== "number" ? (canonical ?? "") : roundShown(canonical * conv().factor + conv().offset));
-  const input = el("input", { id, type: "number", step: field.integer ? "1" : "any", value: String(shown(value)) });
+  const input = el("input", {
+    id, type: "number", step: field.integer ? "1" : "any", value: String(shown(value)),
+    placeholder: typeof field.default === "number" ? `default ${shown(field.default)}` : undefined,
+  });
   const toCanonical = () => (input.value === "" ? "" : (Number(input.value) - conv().offset) / conv().factor);
   input.addEventListener("input", () => set(toCanonical()));
   const span = el("span", { class: "number" }, input);

@@ -73,7 +73,7 @@ function renderTools() {
   for (const entry of servers.entries.values()) {
     const s = entry.server;
     const head = el("div", { class: "server-head" }, el("h3", { text: entry.kind === "offline" ? "Offline (in this page)" : s.serverName }));
-    if (entry.kind === "remote") {
+    if (entry.kind !== "offline") {
       head.append(el("button", { type: "button", class: "disconnect", text: "Disconnect", "data-server": entry.id, onclick: () => disconnect(entry.id) }));
     }
     const section = el("div", { class: "server", "data-server": entry.id }, head);
@@ -131,6 +131,7 @@ function chooseTool(serverId, name) {
 /** §9: for an HTTP tool that takes the document or a molecule, say which host receives it. */
 function destinationNotice(entry, button) {
   if (entry.kind === "offline") return "Runs in this page: nothing leaves your browser.";
+  if (entry.kind === "preview") return "Preview from a file: there is no server to run it.";
   const sends = [];
   if (button.form.documentProperty) sends.push("the open structure");
   if (hasMolecule(button.form.fields)) sends.push("the chosen molecules");
@@ -314,6 +315,14 @@ async function launchFromFragment() {
   await connectTo(launch.url, launch.token);
 }
 
+async function previewToolList(file) {
+  say($("server-error"), "");
+  let json;
+  try { json = JSON.parse(await file.text()); } catch (error) { say($("server-error"), `${file.name}: not JSON (${error.message})`, "error"); return; }
+  const outcome = servers.addPreview(file.name, json);
+  if (!outcome.ok) say($("server-error"), `${file.name}: ${outcome.error}`, "error");
+}
+
 // ---- the document --------------------------------------------------------------------------
 
 async function openStructureFile(file) {
@@ -343,6 +352,7 @@ function onDocumentChange(state, reason) {
   view?.show(state, reason !== "selection");
   const n = state.elements.length;
   $("atom-count").textContent = `${n} atom${n === 1 ? "" : "s"}`;
+  $("view-empty").hidden = n > 0;
   $("doc-name").textContent = n ? state.name : "";
   $("selection-count").textContent = state.selection.length ? `${state.selection.length} selected` : "";
   $("undo").disabled = !doc.canUndo;
@@ -378,6 +388,7 @@ async function main() {
   await loadLibrary();
   $("server-url").value = rememberedUrl();
   $("connect-form").addEventListener("submit", (e) => { e.preventDefault(); connectTo($("server-url").value.trim(), $("server-token").value); });
+  $("list-file").addEventListener("change", (e) => { if (e.target.files[0]) previewToolList(e.target.files[0]); e.target.value = ""; });
   $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
   $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
   $("undo").addEventListener("click", () => doc.undo());
@@ -385,7 +396,7 @@ async function main() {
   $("run").addEventListener("click", run);
   $("cancel").addEventListener("click", () => running?.controller.abort());
   // For the end-to-end tests (and the curious): read-only handles on the page's state.
-  window.meganeDemo = { doc, get view() { return view; }, servers, provenance };
+  window.meganeDemo = { doc, get view() { return view; }, servers, provenance, get built() { return current?.built ?? null; } };
   $("status").textContent = `Ready. Offline tools loaded; library: ${library.map((m) => m.name).join(", ") || "empty"}.`;
   await launchFromFragment();
 }

@@ -1,7 +1,7 @@
 // The tool servers the page uses at once: the in-page offline tools and any number of Streamable
 // HTTP servers. Each tool is addressed as (server id, tool name). The URL is remembered in
 // localStorage, the token never; the first connection to a URL is confirmed by the user (§9).
-import { connect } from "../pkg/megane_builder_client.js";
+import { connect, parseToolList } from "../pkg/megane_builder_client.js";
 import { offlineTools } from "../pkg/offline.js";
 
 const URL_KEY = "megane-demo.server-url";
@@ -38,6 +38,22 @@ export class Servers {
     const server = offlineTools({ serverId: "offline" });
     this.entries.set("offline", { id: "offline", kind: "offline", url: null, server, toolbox: server.toolbox });
     this.onChange();
+  }
+
+  /** A tools/list saved to a file, shown as buttons and forms without a server (for server
+   *  authors checking their forms). Run explains that there is nothing to call. */
+  addPreview(fileName, listJson) {
+    const id = `file:${fileName}`;
+    const toolbox = parseToolList(listJson, id);
+    if (!toolbox.ok) return toolbox;
+    const server = {
+      serverName: `${fileName} (preview)`, serverVersion: null, notices: [],
+      async call() { return { ok: false, error: "Preview only: this tool list came from a file, so there is no server to run it. Connect to its server instead." }; },
+      async close() {},
+    };
+    this.entries.set(id, { id, kind: "preview", url: null, server, toolbox });
+    this.onChange();
+    return { ok: true, id };
   }
 
   get(id) { return this.entries.get(id); }
