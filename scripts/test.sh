@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Every test: formatting, lints, native tests, the JS API in headless Chromium, the strict
-# TypeScript consumer. Installs what is missing first. Usage: bash scripts/test.sh
+# Every test: formatting, lints, native tests, the JavaScript API and the MCP transport in headless
+# Chromium and Node, real MCP servers on loopback (the official Python SDK peer, npm
+# server-everything, the official client conformance suite), the release packages (single- and
+# multi-threaded), the strict TypeScript consumer, and the package and demo page in Chromium.
+# Installs what is missing first. Usage: bash scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+SECONDS=0
 
 step "set-up"
 bash scripts/setup.sh
@@ -15,14 +19,26 @@ step "cargo clippy (native and wasm32) -D warnings"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
 
-step "native tests (cargo test: unit, integration and doc tests; benches are only compiled by clippy)"
+step "native tests (cargo test: unit, integration and doc tests; the Python SDK peer on loopback)"
 cargo test --lib --tests
 cargo test --doc
 
 step "JS API in headless Chromium (wasm-pack test --headless --chrome)"
 wasm-pack test --headless --chrome --mode no-install -- --test web
 
-step "release package (wasm-pack build --target web)"
+step "MCP fetch transport in headless Chromium and in Node, against the Python SDK peer"
+sh tests/peers/run_wasm_browser_tests.sh
+sh tests/peers/run_wasm_node_tests.sh
+
+step "MCP client against @modelcontextprotocol/server-everything (loopback-only namespace)"
+sh tests/peers/run_everything_tests.sh
+
+step "official MCP client conformance scenarios (loopback-only namespace)"
+sh tests/peers/run_conformance.sh initialize tools_call sse-retry | tee target/conformance-summary.txt
+[ "$(grep -c '^.*Passed: ' target/conformance-summary.txt)" = 3 ] || { echo "conformance: not every scenario ran"; exit 1; }
+if grep 'Passed: ' target/conformance-summary.txt | grep -v ', 0 failed'; then echo "conformance: a scenario failed"; exit 1; fi
+
+step "release packages (single-threaded pkg/, multi-threaded pkg/threads/)"
 bash scripts/build.sh
 
 step "TypeScript consumer (tsc --strict --noEmit)"
@@ -32,4 +48,4 @@ step "package and page in headless Chromium (node --test, playwright-core)"
 (cd tests/node && node --test --test-reporter=spec --test-concurrency=1 ./*.test.mjs)
 
 echo
-echo "all test steps passed"
+echo "all test steps passed in $((SECONDS / 60)) min $((SECONDS % 60)) s"
