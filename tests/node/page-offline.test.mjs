@@ -112,8 +112,12 @@ test("clicking an atom in the view selects it", async () => {
   assert.equal(selected.length, 1, `selection ${JSON.stringify(selected)}`);
   assert.equal(await page.textContent("#selection-count"), "1 selected");
   await shot("selected-atom");
-  await page.mouse.click(x, y, { modifiers: ["Shift"] });
-  assert.equal(await page.textContent("#selection-count"), "");
+  const again = await page.evaluate(() => window.meganeDemo.view.screenPosition(0));
+  assert.deepEqual(again, { x, y }, "selecting does not move the view");
+  await page.keyboard.down("Shift");
+  await page.mouse.click(x, y); // shift-click on a selected atom takes it out again
+  await page.keyboard.up("Shift");
+  assert.equal(await page.textContent("#selection-count"), "", "shift-click toggles the atom off");
 });
 
 test("solvate a 20-water box at low density: one undo step, new atoms selected", async () => {
@@ -214,6 +218,19 @@ test("mol files join the library after parseMolblock checks them; a broken one i
   const options = await page.$$eval('[data-path="components/0/molecule"] option', (os) => os.map((o) => o.value));
   assert.ok(options.includes("carbon_monoxide"));
   assert.ok(!options.includes("broken"));
+});
+
+test("Check server runs the §10 checks against the offline tools and every check passes", async () => {
+  await page.click('.server[data-server="offline"] button.check');
+  await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
+  const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
+  assert.equal(await page.textContent("#check-state"), "Every check passed.", lines.join("\n"));
+  for (const expected of [/liquid_box: the sample call returned a valid result \(300 atoms, new_document\)/,
+    /liquid_box: the same seed reproduces the structure/, /liquid_box: a call without the required arguments is refused/,
+    /solvate: the sample call returned a valid result \(\d+ atoms, insert\)/, /solvate: stochastic with a seed input/]) {
+    assert.ok(lines.some((l) => expected.test(l)), `${expected} in ${lines.join(" | ")}`);
+  }
+  await page.screenshot({ path: join(SHOTS, "offline-server-check.png") });
 });
 
 test("no page errors under the Content-Security-Policy", () => {

@@ -205,6 +205,16 @@ test("a wrong token shows the one-line reason and keeps the working connection",
   await page.screenshot({ path: join(SHOTS, "remote-wrong-token.png") });
 });
 
+test("Check server reports the markers as fine and the peer's refusal of sample arguments as problems", async () => {
+  await page.click(`.server[data-server="${peerUrl}"] button.check`);
+  await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 30000 });
+  const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
+  assert.match(lines[0], /^✓ 3 Builder tool\(s\) with a supported marker \(contract 1\)/);
+  assert.ok(lines.includes("✓ polymer_chain: the form can be generated (5 fields)."), lines.join(" | "));
+  assert.ok(lines.some((l) => /^✗ liquid_box: the sample call failed: .*only reproduces the recorded call/.test(l)), lines.join(" | "));
+  assert.match(await page.textContent("#check-state"), /problem\(s\) found/);
+});
+
 test("Disconnect closes the server and removes its tools; the offline tools stay", async () => {
   await chooseTool("liquid_box");
   await page.click(`.server[data-server="${peerUrl}"] button.disconnect`);

@@ -8,6 +8,7 @@ import { DocumentModel } from "./document.js";
 import { refreshLive, renderForm, showProblems } from "./forms.js";
 import { ProvenanceLog, planDigest } from "./provenance.js";
 import { Servers, rememberedUrl } from "./servers.js";
+import { checkServer } from "./check.js";
 import { categoryIcon } from "./icons.js";
 import { StructureView } from "./view.js";
 
@@ -73,6 +74,7 @@ function renderTools() {
   for (const entry of servers.entries.values()) {
     const s = entry.server;
     const head = el("div", { class: "server-head" }, el("h3", { text: entry.kind === "offline" ? "Offline (in this page)" : s.serverName }));
+    head.append(el("button", { type: "button", class: "check", text: "Check", title: "Run the contract's conformance checks (§10) against this server", "data-server": entry.id, onclick: () => runCheck(entry.id) }));
     if (entry.kind !== "offline") {
       head.append(el("button", { type: "button", class: "disconnect", text: "Disconnect", "data-server": entry.id, onclick: () => disconnect(entry.id) }));
     }
@@ -269,6 +271,27 @@ async function rebuild(entry, out) {
   const digest = await planDigest(planned.plan);
   out.textContent = digest === entry.digest ? "Identical structure (same SHA-256)." : `Different structure (sha256 ${digest.slice(0, 12)}…).`;
   out.dataset.identical = String(digest === entry.digest);
+}
+
+async function runCheck(id) {
+  const entry = servers.get(id);
+  if (!entry || running) return;
+  const list = $("check-report");
+  list.replaceChildren();
+  $("check-panel").hidden = false;
+  $("check-title").textContent = `Server check: ${entry.kind === "offline" ? "offline tools" : entry.server.serverName}`;
+  $("check-state").textContent = "Checking…";
+  running = { controller: new AbortController() };
+  try {
+    await checkServer(entry, formContext(), ({ status, text }) => {
+      list.append(el("li", { class: status, text: `${{ pass: "✓", fail: "✗", skip: "–" }[status]} ${text}` }));
+    });
+    const fails = list.querySelectorAll("li.fail").length;
+    $("check-state").textContent = fails ? `${fails} problem(s) found.` : "Every check passed.";
+  } finally {
+    running = null;
+    refreshForm();
+  }
 }
 
 // ---- servers -------------------------------------------------------------------------------

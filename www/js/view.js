@@ -81,22 +81,45 @@ export class StructureView {
     }, { passive: false });
   }
 
+  /** The front-most atom under the pointer, by projecting every atom (deterministic, and the
+   *  same projection screenPosition uses), or null. */
   pick(event) {
     if (!this.atoms) return;
     const rect = this.canvas.getBoundingClientRect();
-    const pointer = new THREE.Vector2(((event.clientX - rect.left) / rect.width) * 2 - 1, -((event.clientY - rect.top) / rect.height) * 2 + 1);
-    const ray = new THREE.Raycaster();
-    ray.setFromCamera(pointer, this.camera);
-    const hit = ray.intersectObject(this.atoms)[0];
-    this.onPick(hit ? hit.instanceId : null, event.shiftKey);
+    const { elements, positions } = this.state;
+    this.updateCamera();
+    const m = new THREE.Matrix4().multiplyMatrices(this.camera.projectionMatrix, this.camera.matrixWorldInverse).multiply(this.root.matrixWorld);
+    const toView = new THREE.Matrix4().multiplyMatrices(this.camera.matrixWorldInverse, this.root.matrixWorld);
+    const focal = rect.height / 2 / Math.tan(THREE.MathUtils.degToRad(this.camera.fov / 2));
+    const v = new THREE.Vector3();
+    const c = this.center;
+    let best = null;
+    let bestDepth = Infinity;
+    for (let i = 0; i < elements.length; i++) {
+      v.set(positions[3 * i] - c.x, positions[3 * i + 1] - c.y, positions[3 * i + 2] - c.z).applyMatrix4(toView);
+      const depth = -v.z;
+      if (depth <= 0 || depth >= bestDepth) continue;
+      v.set(positions[3 * i] - c.x, positions[3 * i + 1] - c.y, positions[3 * i + 2] - c.z).applyMatrix4(m);
+      const x = rect.left + ((v.x + 1) / 2) * rect.width;
+      const y = rect.top + ((1 - v.y) / 2) * rect.height;
+      const r = (radius(elements[i]) * focal) / depth;
+      if ((x - event.clientX) ** 2 + (y - event.clientY) ** 2 <= r * r) { best = i; bestDepth = depth; }
+    }
+    this.onPick(best, event.shiftKey);
+  }
+
+  updateCamera() {
+    this.camera.position.set(0, 0, this.distance);
+    this.camera.lookAt(0, 0, 0);
+    this.camera.updateMatrixWorld();
+    this.root.updateMatrixWorld();
   }
 
   /** Where atom i is drawn, in client pixels (used by the tests to click an atom). */
   screenPosition(i) {
     const p = this.state.positions;
-    const v = new THREE.Vector3(p[3 * i], p[3 * i + 1], p[3 * i + 2]).sub(this.center).applyQuaternion(this.root.quaternion);
-    this.camera.position.set(0, 0, this.distance);
-    this.camera.updateMatrixWorld();
+    this.updateCamera();
+    const v = new THREE.Vector3(p[3 * i], p[3 * i + 1], p[3 * i + 2]).sub(this.center).applyMatrix4(this.root.matrixWorld);
     v.project(this.camera);
     const rect = this.canvas.getBoundingClientRect();
     return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };

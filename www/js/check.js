@@ -1,0 +1,46 @@
+// "Check server" (contract §10, the parts a page can check): markers and contract versions, the
+// form-generation subset, seeds on stochastic tools, document rules, then per tool a sample call
+// validated and planned, the same seed reproducing the structure, and a call without the required
+// arguments refused. Each line is {status: "pass"|"fail"|"skip", text}.
+import { buildArguments, initialValues, planApply } from "../pkg/megane_builder_client.js";
+import { planDigest } from "./provenance.js";
+
+export async function checkServer(entry, context, report) {
+  const { toolbox, server } = entry;
+  const line = (status, text) => report({ status, text });
+  for (const t of toolbox.unsupportedContract) line("fail", `${t.name}: ${t.reason}`);
+  for (const t of toolbox.unknownApply) line("fail", `${t.name}: ${t.reason}`);
+  for (const t of toolbox.malformed) line("fail", `${t.name}: ${t.reason}`);
+  if (toolbox.buttons.length === 0) { line("fail", "No tool carries the Builder marker."); return; }
+  line("pass", `${toolbox.buttons.length} Builder tool(s) with a supported marker (contract ${[...new Set(toolbox.buttons.map((b) => b.marker.contract))].join(", ")}).`);
+  for (const notice of toolbox.notices) line("fail", notice);
+  for (const button of toolbox.buttons) {
+    const name = button.name;
+    if (button.disabledReason) { line("fail", `${name}: ${button.disabledReason}`); continue; }
+    line("pass", `${name}: the form can be generated (${button.form.fields.length} fields).`);
+    for (const notice of [...button.notices, ...button.form.notices]) line("fail", `${name}: ${notice}`);
+    const m = button.marker;
+    if (m.stochastic && !button.form.hasSeed) line("fail", `${name}: stochastic but has no seed input (§4.4).`);
+    else if (m.stochastic) line("pass", `${name}: stochastic with a seed input.`);
+    if (m.document !== "none" && !button.form.documentProperty) line("fail", `${name}: document "${m.document}" but no document property (§4.3).`);
+    if (m.document === "none" && button.form.documentProperty) line("fail", `${name}: a document property with document "none" (§4.3).`);
+    if (m.document === "required" && !context.document) { line("skip", `${name}: sample call skipped — it needs an open structure.`); continue; }
+    const values = initialValues(button, context);
+    const built = buildArguments(button, values, context);
+    if (!built.ok) { line("skip", `${name}: no sample arguments (${built.errors[0].message})`); continue; }
+    const first = await server.call(name, built.arguments, {});
+    if (!first.ok || !first.result) { line("fail", `${name}: the sample call failed: ${first.error ?? "not a Builder result"}`); continue; }
+    const planned = planApply(button, first.result, context.document, {});
+    if (!planned.ok) { line("fail", `${name}: the result cannot be applied: ${planned.error}`); continue; }
+    line("pass", `${name}: the sample call returned a valid result (${first.result.atomCount} atoms, ${planned.plan.mode}).`);
+    if (m.stochastic) {
+      const again = await server.call(name, built.arguments, {});
+      const replanned = again.ok && again.result ? planApply(button, again.result, context.document, {}) : null;
+      if (!replanned?.ok) line("fail", `${name}: the repeated call failed: ${again.error ?? replanned?.error}`);
+      else if (await planDigest(replanned.plan) === await planDigest(planned.plan)) line("pass", `${name}: the same seed reproduces the structure (SHA-256).`);
+      else line("fail", `${name}: the same seed gave a different structure.`);
+    }
+    const empty = await server.call(name, {}, {});
+    line(empty.ok ? "fail" : "pass", empty.ok ? `${name}: a call without the required arguments was accepted.` : `${name}: a call without the required arguments is refused.`);
+  }
+}
