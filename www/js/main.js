@@ -416,6 +416,13 @@ async function main() {
   $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
   $("undo").addEventListener("click", () => doc.undo());
   $("redo").addEventListener("click", () => doc.redo());
+  // Ctrl/Cmd+Z and Ctrl/Cmd+Shift+Z (or Y), except while typing in a field.
+  document.addEventListener("keydown", (e) => {
+    if (!(e.ctrlKey || e.metaKey) || e.target.closest?.("input, select, textarea")) return;
+    const key = e.key.toLowerCase();
+    if (key === "z" && !e.shiftKey) { e.preventDefault(); doc.undo(); }
+    else if (key === "y" || (key === "z" && e.shiftKey)) { e.preventDefault(); doc.redo(); }
+  });
   $("run").addEventListener("click", run);
   $("cancel").addEventListener("click", () => running?.controller.abort());
   // For the end-to-end tests (and the curious): read-only handles on the page's state.
