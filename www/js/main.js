@@ -10,7 +10,6 @@ import { ProvenanceLog, planDigest } from "./provenance.js";
 import { Servers, rememberedUrl } from "./servers.js";
 import { checkServer } from "./check.js";
 import { categoryIcon } from "./icons.js";
-import { StructureView } from "./view.js";
 
 const LIBRARY = ["water", "methanol", "ethanol", "acetonitrile", "benzene", "caffeine", "alanine_dipeptide"];
 
@@ -400,6 +399,8 @@ async function main() {
     return;
   }
   try {
+    // Loaded on its own so the page still works (without 3D) if three.js was not vendored.
+    const { StructureView } = await import("./view.js");
     view = new StructureView($("view"), { onPick });
   } catch (error) {
     $("view-wrap").append(el("p", { class: "error", text: `No 3D view: ${error.message}` }));
