@@ -12,6 +12,8 @@ import { ROOT, SHARED, launchBrowser, startServer } from "./harness.mjs";
 const SHOTS = join(ROOT, "artifacts", "screenshots");
 let server, browser, page;
 const errors = [];
+const dialogs = [];
+let answer = true;
 
 /** The recorded reference tools list, reshaped into one tool per control plus tools the page must refuse. */
 function toolsList() {
@@ -55,7 +57,7 @@ before(async () => {
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
-  page.on("dialog", (d) => d.accept());
+  page.on("dialog", (d) => { dialogs.push(d.message()); answer ? d.accept() : d.dismiss(); });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));
 });
@@ -144,6 +146,22 @@ test("every widget: document count, cell prefilled with its shortcut, element pi
   await page.click("#run");
   await page.waitForFunction(() => document.getElementById("form-error").textContent.length > 0);
   assert.match(await page.textContent("#form-error"), /^Preview only/);
+});
+
+test("a declined first connection is not made; a #tools= link that cannot be used is refused and removed", async () => {
+  answer = false;
+  await page.fill("#server-url", "http://127.0.0.1:9/mcp");
+  await page.click("#connect");
+  await page.waitForFunction(() => !document.getElementById("server-error").hidden);
+  assert.match(dialogs.at(-1), /^Connect to the tool server at http:\/\/127\.0\.0\.1:9\/mcp\?/);
+  assert.equal(await page.textContent("#server-error"), "Not connected: you declined the connection.");
+  assert.equal(await page.evaluate(() => localStorage.getItem("megane-demo.trusted-urls")), null, "a refusal is not remembered as trust");
+  answer = true;
+  await page.goto(`${server.url}/#tools=javascript%3Aalert(1)&token=secret`);
+  await page.waitForFunction(() => location.hash === "" && !document.getElementById("server-error").textContent.startsWith("Not connected"));
+  assert.equal(await page.isVisible("#server-error"), true);
+  assert.match(await page.textContent("#server-error"), /only http:\/\/ and https:\/\/ server URLs/);
+  assert.ok(!(await page.textContent("#server-error")).includes("\n"));
 });
 
 test("no page errors under the Content-Security-Policy", () => {

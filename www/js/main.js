@@ -430,6 +430,8 @@ async function main() {
   window.meganeDemo = { doc, get view() { return view; }, servers, provenance, get built() { return current?.built ?? null; } };
   $("status").textContent = `Ready. Offline tools loaded; library: ${library.map((m) => m.name).join(", ") || "empty"}.`;
   await launchFromFragment();
+  // A link opened in this tab again changes only the fragment: handle it the same way.
+  window.addEventListener("hashchange", launchFromFragment);
 }
 
 main();
