@@ -192,6 +192,12 @@ test("Cancel during a server call tells the server and applies nothing", async (
   assert.equal(cancellations[0].tool, "liquid_box");
 });
 
+test("Rebuild calls the server again with the recorded arguments and finds the same structure", async () => {
+  await page.click("#provenance-list li:first-child button.rebuild");
+  await page.waitForFunction(() => /structure|failed/i.test(document.querySelector("#provenance-list li:first-child .rebuild-result").textContent), null, { timeout: 20000 });
+  assert.equal(await page.textContent("#provenance-list li:first-child .rebuild-result"), "Identical structure (same SHA-256).");
+});
+
 test("a wrong token shows the one-line reason and keeps the working connection", async () => {
   await page.fill("#server-url", peerUrl);
   await page.fill("#server-token", "not-the-token");

@@ -206,7 +206,11 @@ export class StructureView {
     const { elements, selection } = this.state;
     const chosen = new Set(selection);
     const tmp = new THREE.Color();
-    for (let i = 0; i < elements.length; i++) this.atoms.setColorAt(i, chosen.has(i) ? SELECTED : tmp.setHex(color(elements[i])));
+    // Selected atoms are tinted, not repainted, so their elements stay recognisable.
+    for (let i = 0; i < elements.length; i++) {
+      tmp.setHex(color(elements[i]));
+      this.atoms.setColorAt(i, chosen.has(i) ? tmp.lerp(SELECTED, 0.6) : tmp);
+    }
     this.atoms.instanceColor.needsUpdate = true;
   }
 
