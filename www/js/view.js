@@ -151,7 +151,7 @@ export class StructureView {
     const c = this.center;
     if (n > 0) {
       // Fewer sphere segments for big boxes keep 100 000+ atoms interactive in software WebGL.
-      const seg = n > 50000 ? 6 : n > 5000 ? 10 : 18;
+      const seg = n > 50000 ? 6 : n > 1500 ? 10 : 16;
       const sphere = new THREE.SphereGeometry(1, seg, Math.max(4, seg * 0.75 | 0));
       const mesh = new THREE.InstancedMesh(sphere, new THREE.MeshLambertMaterial(), n);
       const m = new THREE.Matrix4();
