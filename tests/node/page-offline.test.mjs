@@ -79,6 +79,7 @@ test("a 200-water liquid box from the library water: view, notice, provenance; U
   await page.click("#run");
   await page.waitForFunction(() => document.getElementById("atom-count").textContent === "600 atoms", null, { timeout: 60000 });
   assert.match(await page.textContent("#notice"), /^Liquid box: 200 water in a .* box .*600 atoms/);
+  assert.equal(await page.textContent("#status"), "Liquid box finished in this page.");
   assert.equal(await page.locator("#provenance-list li").count(), 1);
   assert.match(await page.textContent("#provenance-list li"), /liquid_box .*600 atoms, seed \d+/);
   assert.equal(await page.evaluate(() => window.meganeDemo.doc.state.cell.length), 9);

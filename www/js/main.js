@@ -182,7 +182,10 @@ async function run() {
   if (button.marker.apply === "new_document" && doc.edited && !window.confirm("Discard unsaved edits?\n\nThe result replaces the open structure and its history.")) return;
   const args = current.built.arguments;
   const documentAtRun = formContext().document;
+  const where = entry.kind === "offline" ? "in this page" : `on ${entry.server.serverName}`;
+  $("status").textContent = `Running ${button.label} ${where}…`;
   const outcome = await callWithProgress(entry, button, args);
+  $("status").textContent = outcome.ok ? `${button.label} finished ${where}.` : `${button.label} ${outcome.cancelled ? "cancelled" : "failed"}.`;
   if (!outcome.ok) {
     // The form keeps the user's values; the one line says what to do.
     say($("form-error"), outcome.cancelled ? "Cancelled: nothing was applied." : outcome.error, "error");
