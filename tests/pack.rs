@@ -357,6 +357,9 @@ fn bad_inputs_are_one_line_errors() {
     p.box_lengths = [200.0; 3];
     cases.push((p, "exceed the limit of 500000"));
     let mut p = base.clone();
+    p.box_lengths[0] = 2.0e4;
+    cases.push((p, "exceeds 10000"));
+    let mut p = base.clone();
     p.species[0].count = usize::MAX;
     cases.push((p, "exceed the limit"));
     for (p, want) in cases {
@@ -458,4 +461,17 @@ fn progress_is_monotone_and_ends_at_one() {
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)));
     assert_eq!(*seen.last().unwrap(), 1.0);
+}
+
+#[test]
+fn sparse_huge_box_and_single_molecule() {
+    let w = read_mol("water.mol");
+    let e = read_mol("ethanol.mol");
+    let mut p = problem(vec![(w.clone(), 10), (e, 3)], 5000.0, 2.0, 1);
+    p.box_lengths = [5000.0, 9000.0, 4.5];
+    let out = pack(&p, &ctl()).unwrap();
+    assert_packed(&p, &out);
+    let p = problem(vec![(w, 1)], 4.0, 2.0, 1);
+    let out = pack(&p, &ctl()).unwrap();
+    assert_packed(&p, &out);
 }

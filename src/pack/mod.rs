@@ -280,7 +280,7 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
             usize::MAX
         }
     };
-    let grid = cells::PeriodicGrid::new(l, dt);
+    let grid = cells::PeriodicGrid::for_points(l, dt, pts.len());
     let cl = grid.build(&pts);
     for &m in &bad[..k] {
         let tpl = &sys.template[sys.atom_start[m]..sys.atom_start[m + 1]];

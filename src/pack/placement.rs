@@ -67,7 +67,7 @@ fn clearance(
     if fixed.is_empty() {
         return vec![cap; site_list.len()];
     }
-    let grid = PeriodicGrid::new(box_lengths, cap);
+    let grid = PeriodicGrid::for_points(box_lengths, cap, fixed.len());
     let cl = grid.build(fixed);
     site_list
         .iter()

@@ -9,6 +9,8 @@ use std::sync::atomic::AtomicBool;
 
 /// Hard limit on the number of atoms (all copies plus fixed atoms).
 pub const MAX_ATOMS: usize = 500_000;
+/// Largest accepted box edge (Å).
+pub const MAX_BOX_LENGTH: f64 = 10_000.0;
 /// Smallest accepted tolerance (Å).
 pub const MIN_TOLERANCE: f64 = 1.0;
 /// Largest accepted tolerance (Å).
@@ -135,6 +137,12 @@ pub fn validate(problem: &PackProblem) -> Result<usize, PackError> {
         if !l.is_finite() || l <= 0.0 {
             return bad(format!(
                 "box length {} = {l} is not a positive finite number",
+                ["a", "b", "c"][k]
+            ));
+        }
+        if l > MAX_BOX_LENGTH {
+            return bad(format!(
+                "box length {} = {l} Å exceeds {MAX_BOX_LENGTH} Å",
                 ["a", "b", "c"][k]
             ));
         }
