@@ -31,8 +31,13 @@ pub use problem::{PackControl, PackError, PackOutcome, PackProblem, Species, Tem
 use objective::System;
 use rigid::Rng;
 
-/// Target distance of the penalty, as a margin above the tolerance (Å).
+/// Target distance of the penalty, as a margin above the tolerance (Å), for
+/// packing fractions up to [`feasibility::WARN_FRACTION`]; shrinks linearly to
+/// `DT_MARGIN_DENSE` at `WARN_FRACTION + 0.1` (a margin raises the effective
+/// packing fraction, which matters only for dense problems).
 const DT_MARGIN: f64 = 0.1;
+/// Smallest margin (Å), used for the densest accepted problems.
+const DT_MARGIN_DENSE: f64 = 0.02;
 /// Verlet skin (Å).
 const SKIN: f64 = 0.6;
 /// L-BFGS iterations per round (orientations are re-based between rounds).
@@ -114,12 +119,14 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         }
     }
     let n = templates.len();
+    let dense = ((eta - feasibility::WARN_FRACTION) / 0.1).clamp(0.0, 1.0);
+    let margin = DT_MARGIN + (DT_MARGIN_DENSE - DT_MARGIN) * dense;
     let mut sys = System::new(
         templates,
         problem.fixed.clone(),
         problem.box_lengths,
         tol,
-        tol + DT_MARGIN,
+        tol + margin,
         SKIN,
     );
 
@@ -153,7 +160,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let budget = ROUND_ITERS.min(max_it - iters);
         let base_iters = iters;
         let mut stop = |it: usize, st: &objective::EvalStats| {
-            if it % 10 == 0 {
+            {
                 progress(
                     control,
                     0.05 + 0.9 * (base_iters + it) as f64 / max_it.max(1) as f64,
