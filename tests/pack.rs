@@ -475,3 +475,34 @@ fn sparse_huge_box_and_single_molecule() {
     let out = pack(&p, &ctl()).unwrap();
     assert_packed(&p, &out);
 }
+
+#[test]
+fn solvates_caffeine_at_liquid_density() {
+    // caffeine centred in a 20 Å box, water at ~1 g/cm³ in the rest
+    let caf = read_mol("caffeine.mol");
+    let n = caf.positions.len() as f64;
+    let mut cen = [0.0; 3];
+    for p in &caf.positions {
+        for k in 0..3 {
+            cen[k] += p[k] / n;
+        }
+    }
+    let fixed: Vec<[f64; 3]> = caf
+        .positions
+        .iter()
+        .map(|p| {
+            [
+                p[0] - cen[0] + 10.0,
+                p[1] - cen[1] + 10.0,
+                p[2] - cen[2] + 10.0,
+            ]
+        })
+        .collect();
+    let w = read_mol("water.mol");
+    let free = 20f64.powi(3) - 165.0; // Bondi volume of caffeine ≈ 165 Å³
+    let count = (free * NA / mass(&w)).round() as usize;
+    let mut p = problem(vec![(w, count)], 20.0, 2.0, 21);
+    p.fixed = fixed;
+    let out = pack(&p, &ctl()).unwrap();
+    assert_packed(&p, &out);
+}
