@@ -357,6 +357,9 @@ fn bad_inputs_are_one_line_errors() {
     p.box_lengths = [200.0; 3];
     cases.push((p, "exceed the limit of 500000"));
     let mut p = base.clone();
+    p.species[0].template.positions[0] = [1.0e300, 0.0, 0.0];
+    cases.push((p, "more than the smallest box edge"));
+    let mut p = base.clone();
     p.box_lengths[0] = 2.0e4;
     cases.push((p, "exceeds 10000"));
     let mut p = base.clone();

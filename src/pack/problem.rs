@@ -174,6 +174,18 @@ pub fn validate(problem: &PackProblem) -> Result<usize, PackError> {
         if let Some(i) = tpl.positions.iter().position(|p| !finite3(p)) {
             return bad(format!("species {s}: atom {i} has a non-finite coordinate"));
         }
+        let (_, radius) = super::rigid::centred(&tpl.positions);
+        let lmin = problem
+            .box_lengths
+            .iter()
+            .cloned()
+            .fold(f64::INFINITY, f64::min);
+        if !radius.is_finite() || 2.0 * radius > lmin {
+            return bad(format!(
+                "species {s} spans {:.1} Å (2 × its radius), more than the smallest box edge {lmin} Å",
+                2.0 * radius
+            ));
+        }
         copies = copies.saturating_add(sp.count);
         atoms = atoms.saturating_add(sp.count.saturating_mul(tpl.positions.len()));
     }
