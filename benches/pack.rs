@@ -6,6 +6,7 @@
 //! - `PACK_BENCH_TOL` (default `2.0` Å; case `g` = 500 benzene for tolerance sweeps),
 //! - `PACK_BENCH_REPEAT` (default 10): our runs are repeated (while under 2 s in
 //!   total) and averaged, so the 10 ms CPU clock resolution does not dominate,
+//! - `PACK_BENCH_MAXIT` (default 20 000): our iteration budget,
 //! - `PACK_BENCH_SEEDS` (default `1`), `PACK_BENCH_MOLPACK=0` to skip molpack,
 //! - `PACK_MOLECULES` (default `<crate>/../shared/fixtures/molecules`),
 //! - `PACK_BENCH_OUT` (default `<crate>/target/bench-pack`): Structure JSON per
@@ -272,6 +273,10 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(2.0);
+    let maxit: usize = std::env::var("PACK_BENCH_MAXIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
     let repeat: usize = std::env::var("PACK_BENCH_REPEAT")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -325,7 +330,7 @@ fn main() {
                 fixed: fixed_pos.clone(),
                 tolerance: tol,
                 seed,
-                max_iterations: 20_000,
+                max_iterations: maxit,
             };
             // Repeat short runs so the 10 ms CPU clock resolution does not dominate;
             // every repeat must give the identical result (determinism).

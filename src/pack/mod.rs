@@ -39,7 +39,7 @@ const DT_MARGIN: f64 = 0.1;
 /// Smallest margin (Å), used for the densest accepted problems.
 const DT_MARGIN_DENSE: f64 = 0.02;
 /// Verlet skin (Å).
-const SKIN: f64 = 0.6;
+const SKIN: f64 = 1.0;
 /// L-BFGS iterations per round (orientations are re-based between rounds).
 const ROUND_ITERS: usize = 60;
 /// Largest fraction of all molecules moved by one "movebad" step.
@@ -148,7 +148,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let max_it = problem.max_iterations;
     let mut iters = 0usize;
     let mut was_cancelled = false;
-    let mut stats = sys.eval(&x, None);
+    // Unknown until the first round evaluates the start (saves one evaluation).
+    let mut stats = objective::EvalStats {
+        f: f64::INFINITY,
+        violations: usize::MAX,
+        min_d2: 0.0,
+    };
     let mut move_rng = Rng::new(problem.seed, 1);
     let mut best = (x.clone(), sys.base.clone(), stats);
     while stats.violations > 0 && iters < max_it {
