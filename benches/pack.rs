@@ -1,7 +1,8 @@
 //! Packing benchmark: our `pack::pack` vs molpack 0.4.0 (same run, same inputs)
 //! on the packmol baseline cases (see ../shared/bench/packmol-baseline/README.md).
 //!
-//! `cargo bench --bench pack` (std harness). Environment:
+//! `cargo bench --bench pack` (std harness; under `cargo test --benches` only a
+//! quick smoke run happens). Environment:
 //! - `PACK_BENCH_CASES` (default `a,b,c,d,e`; add `f` for 100 000 water),
 //! - `PACK_BENCH_TOL` (default `2.0` Å; case `g` = 500 benzene for tolerance sweeps),
 //! - `PACK_BENCH_REPEAT` (default 10): our runs are repeated (while under 2 s in
@@ -248,6 +249,29 @@ fn record(
 
 fn main() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if !std::env::args().any(|a| a == "--bench") {
+        // `cargo test --benches` (dev profile, no `--bench` flag): a quick smoke run only.
+        let dir = std::env::var("PACK_MOLECULES")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| root.join("../shared/fixtures/molecules"));
+        let w = read_mol(&dir.join("water.mol"));
+        let l = side(200.0 * tmass(&w), 1.0);
+        let p = PackProblem {
+            species: vec![Species {
+                template: w,
+                count: 200,
+            }],
+            box_lengths: [l; 3],
+            fixed: vec![],
+            tolerance: 2.0,
+            seed: 1,
+            max_iterations: 2000,
+        };
+        let o = pack(&p, &PackControl::default()).expect("smoke pack");
+        assert!(o.converged, "smoke pack did not converge: {:?}", o.warnings);
+        println!("pack bench smoke run: 200 water converged in {} iterations (run `cargo bench --bench pack` for the benchmark)", o.iterations);
+        return;
+    }
     let mol_dir = std::env::var("PACK_MOLECULES")
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("../shared/fixtures/molecules"));
