@@ -285,6 +285,24 @@ fn infeasible_tolerance_is_refused_with_one_line() {
     let msg = err.to_string();
     assert!(!msg.contains('\n'));
     assert!(msg.contains("lower the tolerance"), "{msg}");
+    // the suggestion is where eta crosses 0.5 (between 2.0 Å: 0.33 and 2.5 Å: 0.57)
+    let t: f64 = msg
+        .split("about ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((2.2..2.5).contains(&t), "{msg}");
+    let mut q = p.clone();
+    q.tolerance = t;
+    let eta = packing_fraction(
+        &[(&q.species[0].template.positions, 1000)],
+        &[],
+        q.box_lengths,
+        t,
+    );
+    assert!(eta <= 0.5 + 1e-9, "{eta}");
 }
 
 #[test]

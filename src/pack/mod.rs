@@ -92,6 +92,8 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             feasibility::WARN_FRACTION,
             tol,
         );
+        // Round down so the suggested value itself is below the warning threshold.
+        let t_ok = (t_ok * 100.0).floor() / 100.0;
         return Err(PackError::Infeasible(format!(
             "packing fraction {eta:.2} of the tolerance bodies exceeds {:.2}; lower the tolerance to about {t_ok:.2} Å or pack fewer molecules / use a larger box",
             feasibility::MAX_FRACTION
@@ -111,11 +113,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         .map(|s| rigid::centred(&s.template.positions).0)
         .collect();
     let mut templates = Vec::new();
-    let mut mol_species = Vec::new();
     for (k, s) in problem.species.iter().enumerate() {
         for _ in 0..s.count {
             templates.push(centred[k].clone());
-            mol_species.push(k);
         }
     }
     let n = templates.len();
@@ -218,7 +218,6 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             molecule[a] = m as u32;
         }
     }
-    let _ = mol_species;
     progress(control, 0.97, "checking result");
     let rep = check::report(
         &positions,
