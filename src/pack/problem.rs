@@ -58,10 +58,17 @@ pub struct PackProblem {
     pub max_iterations: usize,
 }
 
-/// Progress callback: `(fraction in [0, 1], one-line message)`.
-pub type ProgressFn<'a> = &'a (dyn Fn(f64, &str) + Sync);
+/// Progress callback: `(fraction in [0, 1], one-line message)`. Called on the
+/// calling thread only (so it need not be `Sync`: a JavaScript function wrapper works),
+/// at each stage and once per optimiser iteration.
+pub type ProgressFn<'a> = &'a dyn Fn(f64, &str);
 
 /// Run-time control: cancellation and progress reporting.
+///
+/// There is no wall-clock budget inside the core (`std::time::Instant` is not
+/// available on wasm32-unknown-unknown): a caller wanting one checks its own
+/// clock in the progress callback and sets the cancel flag. On a single-threaded
+/// page the flag can only be set from that callback, since `pack` blocks.
 #[derive(Clone, Copy, Default)]
 pub struct PackControl<'a> {
     /// When set to `true` (by another thread or by the progress callback's
