@@ -64,3 +64,28 @@ fn packs_water_under_wasm() {
     let b = pack(&p, &PackControl::default()).unwrap();
     assert_eq!(a, b);
 }
+
+/// Baseline case a (1000 water, 31.0428 Å, 2.0 Å) under wasm; prints the time.
+#[wasm_bindgen_test]
+fn case_a_under_wasm() {
+    let p = PackProblem {
+        species: vec![Species {
+            template: water(),
+            count: 1000,
+        }],
+        box_lengths: [31.0428; 3],
+        fixed: vec![],
+        tolerance: 2.0,
+        seed: 1,
+        max_iterations: 5000,
+    };
+    let t0 = js_sys::Date::now();
+    let a = pack(&p, &PackControl::default()).unwrap();
+    let ms = js_sys::Date::now() - t0;
+    console_log!(
+        "case a (1000 water) packed in {ms} ms, {} iterations, min d {:.4}",
+        a.iterations,
+        a.min_distance
+    );
+    assert!(a.converged && a.offending_pairs == 0, "{:?}", a.warnings);
+}
