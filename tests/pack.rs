@@ -286,6 +286,24 @@ fn infeasible_tolerance_is_refused_with_one_line() {
     let msg = err.to_string();
     assert!(!msg.contains('\n'));
     assert!(msg.contains("lower the tolerance"), "{msg}");
+    // the suggestion is where eta crosses 0.5 (between 2.0 Å: 0.33 and 2.5 Å: 0.57)
+    let t: f64 = msg
+        .split("about ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((2.2..2.5).contains(&t), "{msg}");
+    let mut q = p.clone();
+    q.tolerance = t;
+    let eta = packing_fraction(
+        &[(&q.species[0].template.positions, 1000)],
+        &[],
+        q.box_lengths,
+        t,
+    );
+    assert!(eta <= 0.5 + 1e-9, "{eta}");
 }
 
 #[test]
@@ -357,6 +375,12 @@ fn bad_inputs_are_one_line_errors() {
     p.species[0].count = 200_000;
     p.box_lengths = [200.0; 3];
     cases.push((p, "exceed the limit of 500000"));
+    let mut p = base.clone();
+    p.species[0].template.positions[0] = [1.0e300, 0.0, 0.0];
+    cases.push((p, "more than the smallest box edge"));
+    let mut p = base.clone();
+    p.box_lengths[0] = 2.0e4;
+    cases.push((p, "exceeds 10000"));
     let mut p = base.clone();
     p.species[0].count = usize::MAX;
     cases.push((p, "exceed the limit"));
@@ -459,4 +483,48 @@ fn progress_is_monotone_and_ends_at_one() {
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)));
     assert_eq!(*seen.last().unwrap(), 1.0);
+}
+
+#[test]
+fn sparse_huge_box_and_single_molecule() {
+    let w = read_mol("water.mol");
+    let e = read_mol("ethanol.mol");
+    let mut p = problem(vec![(w.clone(), 10), (e, 3)], 5000.0, 2.0, 1);
+    p.box_lengths = [5000.0, 9000.0, 4.5];
+    let out = pack(&p, &ctl()).unwrap();
+    assert_packed(&p, &out);
+    let p = problem(vec![(w, 1)], 4.0, 2.0, 1);
+    let out = pack(&p, &ctl()).unwrap();
+    assert_packed(&p, &out);
+}
+
+#[test]
+fn solvates_caffeine_at_liquid_density() {
+    // caffeine centred in a 20 Å box, water at ~1 g/cm³ in the rest
+    let caf = read_mol("caffeine.mol");
+    let n = caf.positions.len() as f64;
+    let mut cen = [0.0; 3];
+    for p in &caf.positions {
+        for k in 0..3 {
+            cen[k] += p[k] / n;
+        }
+    }
+    let fixed: Vec<[f64; 3]> = caf
+        .positions
+        .iter()
+        .map(|p| {
+            [
+                p[0] - cen[0] + 10.0,
+                p[1] - cen[1] + 10.0,
+                p[2] - cen[2] + 10.0,
+            ]
+        })
+        .collect();
+    let w = read_mol("water.mol");
+    let free = 20f64.powi(3) - 165.0; // Bondi volume of caffeine ≈ 165 Å³
+    let count = (free * NA / mass(&w)).round() as usize;
+    let mut p = problem(vec![(w, count)], 20.0, 2.0, 21);
+    p.fixed = fixed;
+    let out = pack(&p, &ctl()).unwrap();
+    assert_packed(&p, &out);
 }

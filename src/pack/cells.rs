@@ -49,6 +49,31 @@ pub fn wrap(x: f64, l: f64) -> f64 {
 }
 
 impl PeriodicGrid {
+    /// Grid whose cells are at least `cutoff` wide (`cutoff > 0`, finite box),
+    /// with at most about `2 × points + 27` cells (memory stays proportional
+    /// to the number of points even in a huge, sparse box).
+    pub fn for_points(box_lengths: [f64; 3], cutoff: f64, points: usize) -> Self {
+        let mut g = Self::new(box_lengths, cutoff);
+        let max_cells = points.saturating_mul(2).saturating_add(27);
+        for _ in 0..64 {
+            if g.cells() <= max_cells {
+                break;
+            }
+            // Coarsen the axis with the most cells.
+            let k = (0..3)
+                .max_by_key(|&k| (g.n[k], std::cmp::Reverse(k)))
+                .unwrap_or(0);
+            let next = g.n[k] / 2;
+            if next >= 3 {
+                g.n[k] = next;
+            } else {
+                g.n[k] = 1;
+                g.reach[k] = (cutoff / box_lengths[k]).ceil().max(1.0) as i64;
+            }
+        }
+        g
+    }
+
     /// Grid whose cells are at least `cutoff` wide (`cutoff > 0`, finite box).
     pub fn new(box_lengths: [f64; 3], cutoff: f64) -> Self {
         let mut n = [1usize; 3];
@@ -170,44 +195,50 @@ mod tests {
                     ]
                 })
                 .collect();
-            let g = PeriodicGrid::new(l, cutoff);
-            let cl = g.build(&pts);
-            let mut found = 0usize;
-            for i in 0..pts.len() {
-                let wi = cl.wrapped[i];
-                g.for_each_neighbour_cell(g.coords_of(&wi), |cell, s| {
-                    for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
-                        let wj = cl.wrapped[j as usize];
-                        let d: f64 = (0..3).map(|k| (wj[k] + s[k] - wi[k]).powi(2)).sum();
-                        if j as usize != i && d < cutoff * cutoff {
-                            found += 1;
+            for g in [
+                PeriodicGrid::new(l, cutoff),
+                PeriodicGrid::for_points(l, cutoff, 2),
+            ] {
+                let cl = g.build(&pts);
+                let mut found = 0usize;
+                for i in 0..pts.len() {
+                    let wi = cl.wrapped[i];
+                    g.for_each_neighbour_cell(g.coords_of(&wi), |cell, s| {
+                        for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
+                            let wj = cl.wrapped[j as usize];
+                            let d: f64 = (0..3).map(|k| (wj[k] + s[k] - wi[k]).powi(2)).sum();
+                            if j as usize != i && d < cutoff * cutoff {
+                                found += 1;
+                            }
                         }
-                    }
-                });
-            }
-            let mut brute = 0usize;
-            for i in 0..pts.len() {
-                for j in 0..pts.len() {
-                    if i == j {
-                        continue;
-                    }
-                    for a in -3i32..=3 {
-                        for b in -3i32..=3 {
-                            for c in -3i32..=3 {
-                                let s = [a as f64 * l[0], b as f64 * l[1], c as f64 * l[2]];
-                                let d: f64 = (0..3)
-                                    .map(|k| (cl.wrapped[j][k] + s[k] - cl.wrapped[i][k]).powi(2))
-                                    .sum();
-                                if d < cutoff * cutoff {
-                                    brute += 1;
+                    });
+                }
+                let mut brute = 0usize;
+                for i in 0..pts.len() {
+                    for j in 0..pts.len() {
+                        if i == j {
+                            continue;
+                        }
+                        for a in -3i32..=3 {
+                            for b in -3i32..=3 {
+                                for c in -3i32..=3 {
+                                    let s = [a as f64 * l[0], b as f64 * l[1], c as f64 * l[2]];
+                                    let d: f64 = (0..3)
+                                        .map(|k| {
+                                            (cl.wrapped[j][k] + s[k] - cl.wrapped[i][k]).powi(2)
+                                        })
+                                        .sum();
+                                    if d < cutoff * cutoff {
+                                        brute += 1;
+                                    }
                                 }
                             }
                         }
                     }
                 }
+                assert!(brute > 0);
+                assert_eq!(found, brute);
             }
-            assert!(brute > 0);
-            assert_eq!(found, brute);
         }
     }
 }

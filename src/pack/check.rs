@@ -31,7 +31,7 @@ pub fn report(
     let n = positions.len();
     let mut pts = positions.to_vec();
     pts.extend_from_slice(fixed);
-    let grid = PeriodicGrid::new(box_lengths, search);
+    let grid = PeriodicGrid::for_points(box_lengths, search, pts.len());
     let cl = grid.build(&pts);
     let mol = |i: usize| if i < n { molecule[i] } else { u32::MAX };
     let s2 = search * search;

@@ -162,8 +162,9 @@ pub fn packing_fraction(
     v / (box_lengths[0] * box_lengths[1] * box_lengths[2])
 }
 
-/// Largest tolerance (Å, to 0.05 Å, at least 0.5 Å) whose packing fraction
-/// stays at or below `limit`; used in refusal messages.
+/// Largest tolerance (Å, within about 0.03 Å, at least 0.5 Å) whose packing
+/// fraction stays at or below `limit`, searched below `upper` by bisection
+/// (8 evaluations); used in refusal messages.
 pub fn tolerance_for_fraction(
     templates: &[(&[[f64; 3]], usize)],
     fixed: &[[f64; 3]],
@@ -171,14 +172,19 @@ pub fn tolerance_for_fraction(
     limit: f64,
     upper: f64,
 ) -> f64 {
-    let mut t = upper;
-    for _ in 0..80 {
-        if t <= 0.5 || packing_fraction(templates, fixed, box_lengths, t) <= limit {
-            break;
-        }
-        t -= 0.05;
+    let (mut lo, mut hi) = (0.5, upper);
+    if packing_fraction(templates, fixed, box_lengths, hi) <= limit {
+        return hi;
     }
-    t.max(0.5)
+    for _ in 0..7 {
+        let mid = 0.5 * (lo + hi);
+        if packing_fraction(templates, fixed, box_lengths, mid) <= limit {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 #[cfg(test)]

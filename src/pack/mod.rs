@@ -31,10 +31,15 @@ pub use problem::{PackControl, PackError, PackOutcome, PackProblem, Species, Tem
 use objective::System;
 use rigid::Rng;
 
-/// Target distance of the penalty, as a margin above the tolerance (Å).
+/// Target distance of the penalty, as a margin above the tolerance (Å), for
+/// packing fractions up to [`feasibility::WARN_FRACTION`]; shrinks linearly to
+/// `DT_MARGIN_DENSE` at `WARN_FRACTION + 0.1` (a margin raises the effective
+/// packing fraction, which matters only for dense problems).
 const DT_MARGIN: f64 = 0.1;
+/// Smallest margin (Å), used for the densest accepted problems.
+const DT_MARGIN_DENSE: f64 = 0.02;
 /// Verlet skin (Å).
-const SKIN: f64 = 0.6;
+const SKIN: f64 = 1.0;
 /// L-BFGS iterations per round (orientations are re-based between rounds).
 const ROUND_ITERS: usize = 60;
 /// Largest fraction of all molecules moved by one "movebad" step.
@@ -87,6 +92,8 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             feasibility::WARN_FRACTION,
             tol,
         );
+        // Round down so the suggested value itself is below the warning threshold.
+        let t_ok = (t_ok * 100.0).floor() / 100.0;
         return Err(PackError::Infeasible(format!(
             "packing fraction {eta:.2} of the tolerance bodies exceeds {:.2}; lower the tolerance to about {t_ok:.2} Å or pack fewer molecules / use a larger box",
             feasibility::MAX_FRACTION
@@ -106,20 +113,20 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         .map(|s| rigid::centred(&s.template.positions).0)
         .collect();
     let mut templates = Vec::new();
-    let mut mol_species = Vec::new();
     for (k, s) in problem.species.iter().enumerate() {
         for _ in 0..s.count {
             templates.push(centred[k].clone());
-            mol_species.push(k);
         }
     }
     let n = templates.len();
+    let dense = ((eta - feasibility::WARN_FRACTION) / 0.1).clamp(0.0, 1.0);
+    let margin = DT_MARGIN + (DT_MARGIN_DENSE - DT_MARGIN) * dense;
     let mut sys = System::new(
         templates,
         problem.fixed.clone(),
         problem.box_lengths,
         tol,
-        tol + DT_MARGIN,
+        tol + margin,
         SKIN,
     );
 
@@ -141,7 +148,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let max_it = problem.max_iterations;
     let mut iters = 0usize;
     let mut was_cancelled = false;
-    let mut stats = sys.eval(&x, None);
+    // Unknown until the first round evaluates the start (saves one evaluation).
+    let mut stats = objective::EvalStats {
+        f: f64::INFINITY,
+        violations: usize::MAX,
+        min_d2: 0.0,
+    };
     let mut move_rng = Rng::new(problem.seed, 1);
     let mut best = (x.clone(), sys.base.clone(), stats);
     while stats.violations > 0 && iters < max_it {
@@ -153,7 +165,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let budget = ROUND_ITERS.min(max_it - iters);
         let base_iters = iters;
         let mut stop = |it: usize, st: &objective::EvalStats| {
-            if it % 10 == 0 {
+            {
                 progress(
                     control,
                     0.05 + 0.9 * (base_iters + it) as f64 / max_it.max(1) as f64,
@@ -206,7 +218,6 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             molecule[a] = m as u32;
         }
     }
-    let _ = mol_species;
     progress(control, 0.97, "checking result");
     let rep = check::report(
         &positions,
@@ -280,7 +291,7 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
             usize::MAX
         }
     };
-    let grid = cells::PeriodicGrid::new(l, dt);
+    let grid = cells::PeriodicGrid::for_points(l, dt, pts.len());
     let cl = grid.build(&pts);
     for &m in &bad[..k] {
         let tpl = &sys.template[sys.atom_start[m]..sys.atom_start[m + 1]];

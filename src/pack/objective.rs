@@ -190,7 +190,8 @@ impl System {
         let n = self.n_mov;
         let rmax = self.radius.iter().cloned().fold(0.0, f64::max);
         let reach = self.dt + self.skin;
-        let grid = PeriodicGrid::new(self.box_lengths, 2.0 * rmax + reach);
+        let grid =
+            PeriodicGrid::for_points(self.box_lengths, 2.0 * rmax + reach, n + self.fixed.len());
         // points: centres, then fixed atoms
         let mut pts: Vec<[f64; 3]> = (0..n)
             .map(|m| [x[6 * m], x[6 * m + 1], x[6 * m + 2]])

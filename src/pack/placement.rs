@@ -67,7 +67,7 @@ fn clearance(
     if fixed.is_empty() {
         return vec![cap; site_list.len()];
     }
-    let grid = PeriodicGrid::new(box_lengths, cap);
+    let grid = PeriodicGrid::for_points(box_lengths, cap, fixed.len());
     let cl = grid.build(fixed);
     site_list
         .iter()
@@ -142,10 +142,56 @@ pub fn place(
                 rng.uniform() * box_lengths[1],
                 rng.uniform() * box_lengths[2],
             ]
+        } else if m < order.len() {
+            chosen[order[m]].0
         } else {
-            chosen[order[m % order.len()]].0
+            // More molecules than sites (fixed atoms fill the box): reuse a
+            // site with a random offset so no two centres coincide.
+            let s = chosen[order[m % order.len()]].0;
+            [
+                s[0] + rng.uniform() - 0.5,
+                s[1] + rng.uniform() - 0.5,
+                s[2] + rng.uniform() - 0.5,
+            ]
         };
         out.push((site, rng.rotation()));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sites_avoid_fixed_atoms_and_are_distinct() {
+        let l = [20.0, 20.0, 20.0];
+        // a blob of fixed atoms across the periodic corner
+        let fixed: Vec<[f64; 3]> = (0..27)
+            .map(|i| {
+                [
+                    ((i % 3) as f64 - 1.0) * 1.5 + 0.2,
+                    ((i / 3 % 3) as f64 - 1.0) * 1.5,
+                    ((i / 9) as f64 - 1.0) * 1.5,
+                ]
+            })
+            .collect();
+        let radii = vec![1.0; 200];
+        let mut rng = Rng::new(1, 0);
+        let placed = place(&radii, &fixed, l, 2.0, &mut rng);
+        assert_eq!(placed.len(), 200);
+        let mi = |d: f64, l: f64| d - l * (d / l).round();
+        for (i, (c, _)) in placed.iter().enumerate() {
+            for f in &fixed {
+                let d: f64 = (0..3)
+                    .map(|k| mi(c[k] - f[k], l[k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                assert!(d >= 3.0 - 1e-9, "site {c:?} {d} Å from a fixed atom");
+            }
+            for (c2, _) in &placed[..i] {
+                assert_ne!(c, c2, "two molecules on one site");
+            }
+        }
+    }
 }

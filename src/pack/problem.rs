@@ -9,6 +9,8 @@ use std::sync::atomic::AtomicBool;
 
 /// Hard limit on the number of atoms (all copies plus fixed atoms).
 pub const MAX_ATOMS: usize = 500_000;
+/// Largest accepted box edge (Å).
+pub const MAX_BOX_LENGTH: f64 = 10_000.0;
 /// Smallest accepted tolerance (Å).
 pub const MIN_TOLERANCE: f64 = 1.0;
 /// Largest accepted tolerance (Å).
@@ -56,10 +58,17 @@ pub struct PackProblem {
     pub max_iterations: usize,
 }
 
-/// Progress callback: `(fraction in [0, 1], one-line message)`.
-pub type ProgressFn<'a> = &'a (dyn Fn(f64, &str) + Sync);
+/// Progress callback: `(fraction in [0, 1], one-line message)`. Called on the
+/// calling thread only (so it need not be `Sync`: a JavaScript function wrapper works),
+/// at each stage and once per optimiser iteration.
+pub type ProgressFn<'a> = &'a dyn Fn(f64, &str);
 
 /// Run-time control: cancellation and progress reporting.
+///
+/// There is no wall-clock budget inside the core (`std::time::Instant` is not
+/// available on wasm32-unknown-unknown): a caller wanting one checks its own
+/// clock in the progress callback and sets the cancel flag. On a single-threaded
+/// page the flag can only be set from that callback, since `pack` blocks.
 #[derive(Clone, Copy, Default)]
 pub struct PackControl<'a> {
     /// When set to `true` (by another thread or by the progress callback's
@@ -138,6 +147,12 @@ pub fn validate(problem: &PackProblem) -> Result<usize, PackError> {
                 ["a", "b", "c"][k]
             ));
         }
+        if l > MAX_BOX_LENGTH {
+            return bad(format!(
+                "box length {} = {l} Å exceeds {MAX_BOX_LENGTH} Å",
+                ["a", "b", "c"][k]
+            ));
+        }
         if l < 2.0 * t {
             return bad(format!(
                 "box length {} = {l} Å is narrower than 2 × tolerance = {} Å",
@@ -165,6 +180,18 @@ pub fn validate(problem: &PackProblem) -> Result<usize, PackError> {
         }
         if let Some(i) = tpl.positions.iter().position(|p| !finite3(p)) {
             return bad(format!("species {s}: atom {i} has a non-finite coordinate"));
+        }
+        let (_, radius) = super::rigid::centred(&tpl.positions);
+        let lmin = problem
+            .box_lengths
+            .iter()
+            .cloned()
+            .fold(f64::INFINITY, f64::min);
+        if !radius.is_finite() || 2.0 * radius > lmin {
+            return bad(format!(
+                "species {s} spans {:.1} Å (2 × its radius), more than the smallest box edge {lmin} Å",
+                2.0 * radius
+            ));
         }
         copies = copies.saturating_add(sp.count);
         atoms = atoms.saturating_add(sp.count.saturating_mul(tpl.positions.len()));
