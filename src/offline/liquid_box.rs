@@ -5,9 +5,9 @@ use serde_json::Value;
 
 use super::assemble::{call_result, one_decimal, packed_structure, plain_number};
 use super::molecule::{read_molecule, PackMolecule};
-use super::{number_or, MAX_ITERATIONS};
+use super::CommonArgs;
 use crate::contract::structure::MAX_ATOMS;
-use crate::pack::{pack, PackControl, PackProblem, Species};
+use crate::pack::{PackControl, Species};
 
 /// Avogadro's number × 1e-24 (cm³ per Å³): g/mol ÷ (g/cm³ × this) = Å³ per mole of molecules.
 pub const AVOGADRO_PER_A3: f64 = 0.602_214_076;
@@ -22,12 +22,8 @@ pub fn box_lengths(mass: f64, density: f64, aspect: [f64; 3]) -> [f64; 3] {
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
 pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
-    let seed = args
-        .get("seed")
-        .and_then(Value::as_u64)
-        .ok_or("Seed is required.")?;
-    let density = number_or(args, "density", 1.0);
-    let tolerance = number_or(args, "tolerance", 2.0);
+    let common = CommonArgs::read(args)?;
+    let (density, tolerance) = (common.density, common.tolerance);
     let aspect = match args.get("shape").and_then(Value::as_str) {
         Some("orthorhombic") => {
             let a: Vec<f64> = args
@@ -72,25 +68,15 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
             one_decimal(narrowest)
         ));
     }
-    let problem = PackProblem {
-        species: molecules
-            .iter()
-            .zip(&counts)
-            .map(|(m, &count)| Species {
-                template: m.template.clone(),
-                count,
-            })
-            .collect(),
-        box_lengths: lengths,
-        fixed: Vec::new(),
-        tolerance,
-        seed,
-        max_iterations: MAX_ITERATIONS,
-    };
-    let outcome = pack(&problem, control).map_err(|e| super::pack_error_message(&e))?;
-    if outcome.cancelled {
-        return Err("Cancelled.".to_string());
-    }
+    let species = molecules
+        .iter()
+        .zip(&counts)
+        .map(|(m, &count)| Species {
+            template: m.template.clone(),
+            count,
+        })
+        .collect();
+    let outcome = common.pack(species, lengths, Vec::new(), control)?;
     let cell = [
         lengths[0], 0.0, 0.0, 0.0, lengths[1], 0.0, 0.0, 0.0, lengths[2],
     ];
@@ -118,7 +104,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
         &summary,
         &structure,
         &super::outcome_warnings(&outcome, tolerance),
-        seed,
+        common.seed,
     ))
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::contract::discovery::form_for;
 use crate::contract::validate::validate_arguments;
-use crate::pack::{PackControl, PackError, PackOutcome};
+use crate::pack::{pack, PackControl, PackError, PackOutcome, PackProblem, Species};
 
 /// `serverInfo` of the offline tools.
 pub const SERVER_NAME: &str = "megane-builder-client (offline)";
@@ -41,9 +41,53 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
     outcome.unwrap_or_else(|message| assemble::tool_error(&message))
 }
 
-/// A number argument, or its default when absent.
-fn number_or(args: &Value, key: &str, default: f64) -> f64 {
-    args.get(key).and_then(Value::as_f64).unwrap_or(default)
+/// The arguments both offline tools take.
+struct CommonArgs {
+    seed: u64,
+    /// g/cm³ (default 1).
+    density: f64,
+    /// Minimum distance between molecules, Å (default 2).
+    tolerance: f64,
+}
+
+impl CommonArgs {
+    /// Reads them from schema-checked arguments, with the schemas' defaults.
+    fn read(args: &Value) -> Result<CommonArgs, String> {
+        let number_or =
+            |key: &str, default: f64| args.get(key).and_then(Value::as_f64).unwrap_or(default);
+        Ok(CommonArgs {
+            seed: args
+                .get("seed")
+                .and_then(Value::as_u64)
+                .ok_or("Seed is required.")?,
+            density: number_or("density", 1.0),
+            tolerance: number_or("tolerance", 2.0),
+        })
+    }
+
+    /// Packs `species` in an orthorhombic box of `box_lengths` Å around `fixed` atoms with this seed
+    /// and tolerance. A cancelled run is the error `Cancelled.`; a refusal says what to change.
+    fn pack(
+        &self,
+        species: Vec<Species>,
+        box_lengths: [f64; 3],
+        fixed: Vec<[f64; 3]>,
+        control: &PackControl,
+    ) -> Result<PackOutcome, String> {
+        let problem = PackProblem {
+            species,
+            box_lengths,
+            fixed,
+            tolerance: self.tolerance,
+            seed: self.seed,
+            max_iterations: MAX_ITERATIONS,
+        };
+        let outcome = pack(&problem, control).map_err(|e| pack_error_message(&e))?;
+        if outcome.cancelled {
+            return Err("Cancelled.".to_string());
+        }
+        Ok(outcome)
+    }
 }
 
 /// A packing refusal in words that say what to change.

@@ -10,10 +10,10 @@ use serde_json::Value;
 use super::assemble::{call_result, one_decimal, packed_structure};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
-use super::{number_or, MAX_ITERATIONS};
+use super::CommonArgs;
 use crate::chem::elements::vdw_radius;
 use crate::contract::structure::{Structure, MAX_ATOMS};
-use crate::pack::{pack, PackControl, PackProblem, Species};
+use crate::pack::{PackControl, Species};
 
 /// Points sampled to estimate the volume the document's van der Waals spheres take.
 pub const VOLUME_SAMPLES: usize = 200_000;
@@ -23,12 +23,8 @@ const SKEW_TOLERANCE: f64 = 1e-6;
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
 pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
-    let seed = args
-        .get("seed")
-        .and_then(Value::as_u64)
-        .ok_or("Seed is required.")?;
-    let density = number_or(args, "density", 1.0);
-    let tolerance = number_or(args, "tolerance", 2.0);
+    let common = CommonArgs::read(args)?;
+    let (seed, density, tolerance) = (common.seed, common.density, common.tolerance);
     let document = Structure::deserialize(args.get("document").unwrap_or(&Value::Null))
         .map_err(|e| format!("The open document is not a valid structure: {e}"))?;
     document
@@ -60,21 +56,11 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
     if lengths.iter().any(|&l| l < 2.0 * tolerance) {
         return Err(format!("The cell is narrower than twice the minimum distance ({tolerance} Å); enlarge it or lower the minimum distance."));
     }
-    let problem = PackProblem {
-        species: vec![Species {
-            template: solvent.template.clone(),
-            count,
-        }],
-        box_lengths: lengths,
-        fixed,
-        tolerance,
-        seed,
-        max_iterations: MAX_ITERATIONS,
-    };
-    let outcome = pack(&problem, control).map_err(|e| super::pack_error_message(&e))?;
-    if outcome.cancelled {
-        return Err("Cancelled.".to_string());
-    }
+    let species = vec![Species {
+        template: solvent.template.clone(),
+        count,
+    }];
+    let outcome = common.pack(species, lengths, fixed, control)?;
     let structure = packed_structure(
         std::slice::from_ref(&solvent),
         &[count],
