@@ -97,16 +97,37 @@ fn opt_u8(values: &Option<Vec<u8>>) -> JsValue {
 // plus a `Uint32Array` of indices, and `labels`, `residueNames`, `atomNames` and `residueIds` are
 // getters that build the plain array (`string[]`, `number[]`) on first read, then replace
 // themselves with an ordinary writable data property holding it: a consumer reads exactly what
-// it read before. Written as a module snippet (no `eval` / `new Function`: CSP-safe).
+// it read before (also through spread, `JSON.stringify`, `structuredClone` / `postMessage`, all
+// of which read the getter). On a snapshot frozen before the first read (e.g. by a state store)
+// the getter keeps returning the one array it built, and assignment throws as it would on a
+// frozen data property. Written as a module snippet (no `eval` / `new Function`: CSP-safe).
 #[wasm_bindgen(inline_js = r#"
 function lazy(target, key, build) {
-  const settle = (value) => {
-    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  let built = false;
+  let value;
+  const settle = () => {
+    // Once built, an ordinary data property (unless the object was frozen meanwhile).
+    if (Object.getOwnPropertyDescriptor(target, key)?.configurable) {
+      Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+    }
     return value;
   };
   Object.defineProperty(target, key, {
-    get() { return settle(build()); },
-    set(value) { settle(value); },
+    get() {
+      if (!built) {
+        value = build();
+        built = true;
+      }
+      return settle();
+    },
+    set(next) {
+      if (!Object.getOwnPropertyDescriptor(target, key)?.configurable) {
+        throw new TypeError(`Cannot assign to read only property '${key}' of object`);
+      }
+      value = next;
+      built = true;
+      settle();
+    },
     enumerable: true,
     configurable: true,
   });
