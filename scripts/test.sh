@@ -54,6 +54,9 @@ bash scripts/build.sh
 step "official MCP client conformance scenarios: the built package in Node 22 (loopback-only namespace)"
 conformance node
 
+step "connect() in headless Chromium against server-everything (loopback-only namespace)"
+sh tests/peers/run_everything_browser.sh
+
 step "TypeScript consumer (tsc --strict --noEmit)"
 (cd tests/node && npx --no-install tsc -p tsconfig.json)
 
