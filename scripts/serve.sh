@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PORT="${1:-${PORT:-8080}}"
 bash scripts/setup.sh
-WASM_OPT=1 bash scripts/build.sh
+bash scripts/build.sh
 echo
 echo "Open http://127.0.0.1:$PORT/ (Ctrl-C stops the server)"
 exec python3 scripts/serve.py --port "$PORT" --root www
