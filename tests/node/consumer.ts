@@ -20,6 +20,8 @@ import init, {
   validateArguments,
 } from "../../pkg/megane_builder_client.js";
 import { offlineTools } from "../../pkg/offline.js";
+import { loadBuilderClient } from "../../pkg/loader.js";
+import type { BuilderClient } from "../../pkg/loader.js";
 import type { OfflineToolServer } from "../../pkg/offline.js";
 import type {
   ApplyPlan,
@@ -135,4 +137,13 @@ export async function useServers(url: string, token: string): Promise<string[]> 
   await server.close();
   await offline.close();
   return lines;
+}
+
+export async function lazily(wasmUrl: string, threadsWasmUrl: string): Promise<number> {
+  const client: BuilderClient = await loadBuilderClient({ wasmUrl, threadsWasmUrl, threads: "auto", threadCount: 2 });
+  const toolbox = client.api.parseToolList(client.api.offlineToolsList(), "offline");
+  const tools = client.offlineTools({ serverId: "offline" });
+  const threads: number | null = tools.threads;
+  await tools.close();
+  return (toolbox.ok ? toolbox.buttons.length : 0) + (client.threaded ? 1 : 0) + (threads ?? 0);
 }
