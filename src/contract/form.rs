@@ -260,6 +260,14 @@ impl Builder<'_> {
     ) -> Result<Field, String> {
         let resolved = resolve(schema, self.root).map_err(|e| format!("property `{path}`: {e}"))?;
         let (inner, nullable) = strip_nullable(resolved.clone());
+        // A pydantic optional of a model is `anyOf: [{"$ref": …}, {"type": "null"}]`: the `$ref`
+        // left after removing the null option is resolved too.
+        let inner = if nullable {
+            resolve(&Value::Object(inner), self.root)
+                .map_err(|e| format!("property `{path}`: {e}"))?
+        } else {
+            inner
+        };
         let control = match str_key(&resolved, "x-megane-widget") {
             Some(name) => match WidgetKind::from_name(name) {
                 Some(kind) => widget_control(kind, &inner, path, level)?,
@@ -653,6 +661,25 @@ mod tests {
         assert!(f.fields[0].nullable);
         assert!(!f.fields[0].required);
         assert!(matches!(f.fields[0].control, Control::Text { .. }));
+    }
+
+    #[test]
+    fn pydantic_optional_of_a_model_resolves_its_ref() {
+        let f = form(json!({"type": "object", "properties": {
+            "document": {"anyOf": [{"$ref": "#/$defs/S"}, {"type": "null"}], "default": null, "x-megane-widget": "document"},
+            "solvent": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "null"}], "default": null, "x-megane-widget": "molecule"},
+            "mode": {"anyOf": [{"$ref": "#/$defs/Mode"}, {"type": "null"}], "default": null}
+        }, "$defs": {
+            "S": {"type": "object", "properties": {"elements": {}, "positions": {}, "cell": {}, "bonds": {}}},
+            "M": {"type": "object", "properties": {"name": {"type": "string"}, "molblock": {"type": "string"}}},
+            "Mode": {"type": "string", "enum": ["fast", "careful"]}
+        }}))
+        .unwrap();
+        assert_eq!(f.fields[0].control, Control::Document);
+        assert!(f.fields[0].nullable);
+        assert_eq!(f.fields[1].control, Control::Molecule);
+        assert!(matches!(&f.fields[2].control, Control::Select { options } if options.len() == 2));
+        assert_eq!(f.document_property.as_deref(), Some("document"));
     }
 
     #[test]

@@ -220,6 +220,20 @@ impl Structure {
             n,
         )?;
         check_channel_length("residueIds", self.residue_ids.as_ref().map(Vec::len), n)?;
+        if let Some(ids) = &self.residue_ids {
+            // A JavaScript number holds integers exactly only up to 2^53 − 1; Builder's labels and
+            // the plan's residueIds are JavaScript numbers.
+            const MAX_SAFE: i64 = (1 << 53) - 1;
+            if let Some(i) = ids
+                .iter()
+                .position(|id| !(-MAX_SAFE..=MAX_SAFE).contains(id))
+            {
+                return Err(format!(
+                    "structure.residueIds[{i}]: {} is beyond ±(2^53 − 1), which JavaScript cannot hold exactly",
+                    ids[i]
+                ));
+            }
+        }
         check_channel_length(
             "atomNames",
             self.atom_names.as_ref().map(StringColumn::len),

@@ -101,16 +101,8 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             _ => Some(Value::Object(initial_object(fields, context))),
         },
         Control::Constant { value } => Some(value.clone()),
-        Control::Element => preset.map(|p| {
-            match p
-                .as_u64()
-                .and_then(|z| u8::try_from(z).ok())
-                .and_then(elements::symbol)
-            {
-                Some(symbol) => Value::String(symbol.to_string()),
-                None => p,
-            }
-        }),
+        // The wire value (an atomic number); the form shows the symbol beside it.
+        Control::Element => preset,
         _ => preset,
     }
 }

@@ -26,7 +26,7 @@ async function load(options) {
   return {
     api,
     /** Whether the offline tools will pack on several threads (the page is cross-origin isolated). */
-    threaded: threads === true || (threads === "auto" && globalThis.crossOriginIsolated === true),
+    threaded: threads !== false && globalThis.crossOriginIsolated === true,
     offlineTools: (extra = {}) => offline.offlineTools({
       wasmUrl: options.wasmUrl, threadsWasmUrl: options.threadsWasmUrl, threads, threadCount: options.threadCount, ...extra,
     }),

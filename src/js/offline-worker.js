@@ -34,13 +34,18 @@ self.onmessage = async (event) => {
     }
   } else if (message?.type === "call") {
     let last = -Infinity;
-    const bytes = offlineCall(message.name, message.args, (fraction, text) => {
-      const now = performance.now();
-      if (now - last >= 100 || fraction >= 1) {
-        last = now;
-        self.postMessage({ type: "progress", id: message.id, fraction, message: text });
-      }
-    });
-    self.postMessage({ type: "result", id: message.id, bytes }, [bytes.buffer]);
+    try {
+      const bytes = offlineCall(message.name, message.args, (fraction, text) => {
+        const now = performance.now();
+        if (now - last >= 100 || fraction >= 1) {
+          last = now;
+          self.postMessage({ type: "progress", id: message.id, fraction, message: text });
+        }
+      });
+      self.postMessage({ type: "result", id: message.id, bytes }, [bytes.buffer]);
+    } catch (error) {
+      // A Rust panic (a trap under panic = "abort") or running out of memory.
+      self.postMessage({ type: "error", id: message.id, error: String(error?.message ?? error) });
+    }
   }
 };

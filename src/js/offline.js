@@ -58,19 +58,38 @@ export function offlineTools(options = {}) {
     return ready;
   }
 
-  async function call(name, args, { onProgress, signal, timeoutMs } = {}) {
+  // Calls run one at a time: the Worker blocks while it packs, and a cancel or timeout has to
+  // terminate it, which must never take another call down with it.
+  let queue = Promise.resolve();
+
+  function call(name, args, options = {}) {
+    const run = queue.then(() => runCall(name, args, options));
+    queue = run.catch(() => {});
+    return run;
+  }
+
+  async function runCall(name, args, { onProgress, signal, timeoutMs } = {}) {
     const button = toolbox.buttons.find((b) => b.name === name);
     if (!button) return { ok: false, error: `Unknown tool: ${name}` };
-    if (signal?.aborted) return { ok: false, error: "Cancelled.", cancelled: true };
+    const cancelled = { ok: false, error: "Cancelled.", cancelled: true };
+    if (signal?.aborted) return cancelled;
+    // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).
+    const aborted = new Promise((resolve) => signal?.addEventListener("abort", () => resolve(cancelled), { once: true }));
     try {
-      await (ready ?? startWorker());
+      const early = await Promise.race([(ready ?? startWorker()).then(() => null), aborted]);
+      if (early) {
+        stopWorker();
+        return early;
+      }
     } catch (error) {
       stopWorker();
       return { ok: false, error: `The offline tools could not start: ${error.message}` };
     }
+    if (signal?.aborted) return cancelled;
     const id = ++sequence;
     const current = worker;
-    const limit = timeoutMs ?? callTimeoutMs(button.marker.expectedSeconds);
+    const requested = Number(timeoutMs);
+    const limit = Number.isFinite(requested) && requested > 0 ? requested : callTimeoutMs(button.marker.expectedSeconds);
     return new Promise((resolve) => {
       let settled = false;
       const finish = (outcome, kill) => {
@@ -88,9 +107,11 @@ export function offlineTools(options = {}) {
         if (message?.id !== id) return;
         if (message.type === "progress") onProgress?.(message.fraction, message.message);
         else if (message.type === "result") finish(interpretCall(button, message.bytes), false);
+        // A trap leaves the wasm instance unusable: start afresh next time.
+        else if (message.type === "error") finish({ ok: false, error: `The offline tool failed: ${message.error}` }, true);
       };
       const onError = (event) => finish({ ok: false, error: `The offline tool failed: ${event.message || "worker error"}` }, true);
-      const onAbort = () => finish({ ok: false, error: "Cancelled.", cancelled: true }, true);
+      const onAbort = () => finish(cancelled, true);
       const timer = setTimeout(
         () => finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true),
         limit,

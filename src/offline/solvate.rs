@@ -162,7 +162,8 @@ struct SphereGrid {
 impl SphereGrid {
     fn new(positions: &[f64], radii: &[f64], lengths: [f64; 3]) -> SphereGrid {
         let r_max = radii.iter().copied().fold(0.0, f64::max).max(0.5);
-        let dims = lengths.map(|l| ((l / r_max).floor() as usize).clamp(1, 256));
+        // At most 64 cells a side (262 144 buckets): bounded memory whatever the cell's size.
+        let dims = lengths.map(|l| ((l / r_max).floor() as usize).clamp(1, 64));
         let centres: Vec<[f64; 3]> = positions
             .chunks_exact(3)
             .map(|p| {

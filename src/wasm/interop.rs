@@ -14,12 +14,17 @@ use crate::contract::form::Form;
 use crate::contract::marker::Marker;
 use crate::contract::structure::StringColumn;
 
-/// Serialises to plain JavaScript objects (not `Map`s), numbers as numbers.
+/// Serialises to plain JavaScript objects (not `Map`s), numbers as numbers. A server may send an
+/// integer beyond 2^53 (a schema's `maximum`, a provenance value), which the direct conversion
+/// refuses; such values go through JSON text and `JSON.parse`, which rounds them as JavaScript does.
 pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
     let serializer = serde_wasm_bindgen::Serializer::json_compatible();
-    value
-        .serialize(&serializer)
-        .map_err(|e| JsError::new(&format!("cannot convert to JavaScript: {e}")))
+    value.serialize(&serializer).or_else(|direct| {
+        serde_json::to_string(value)
+            .ok()
+            .and_then(|text| js_sys::JSON::parse(&text).ok())
+            .ok_or_else(|| JsError::new(&format!("cannot convert to JavaScript: {direct}")))
+    })
 }
 
 /// Reads a JavaScript value into a Rust type; `what` names the argument in the error.

@@ -21,6 +21,11 @@ let servers = null;
 let current = null; // {serverId, button, values}
 let running = null; // {controller}
 
+// §8: the token leaves the address bar before anything else can fail (the package's load, say);
+// the link itself is handled once the package is ready.
+const launchHash = location.hash.includes("tools=") ? location.hash : "";
+if (launchHash) history.replaceState(null, "", location.pathname + location.search);
+
 function formContext() {
   return { document: doc.structure(), documentEditable: true, selection: doc.state.selection, library };
 }
@@ -216,6 +221,8 @@ async function callWithProgress(entry, button, args) {
   $("progress-message").textContent = "Starting…";
   $("cancel").hidden = false;
   $("run").disabled = true;
+  // The plan is made against the document as it was at Run: no edits until the call ends.
+  setEditing(false);
   say($("form-error"), "");
   try {
     return await entry.server.call(button.name, args, {
@@ -230,6 +237,7 @@ async function callWithProgress(entry, button, args) {
     return { ok: false, error: `The call failed: ${error.message ?? error}` };
   } finally {
     running = null;
+    setEditing(true);
     $("progress").hidden = true;
     $("cancel").hidden = true;
     refreshForm();
@@ -329,9 +337,16 @@ function closeForm() {
   $("run").disabled = true;
 }
 
+/** Undo, Redo and Open structure are off while a tool runs. */
+function setEditing(on) {
+  $("open-file").disabled = !on;
+  $("undo").disabled = !on || !doc.canUndo;
+  $("redo").disabled = !on || !doc.canRedo;
+}
+
 /** §8: #tools=<url>&token=<token> connects on load; the fragment leaves the address bar first. */
-async function launchFromFragment() {
-  const launch = parseLaunchFragment(location.hash);
+async function launchFromFragment(hash = location.hash) {
+  const launch = parseLaunchFragment(hash);
   if (!launch) return;
   const rest = launch.ok ? launch.remainingFragment : "";
   history.replaceState(null, "", location.pathname + location.search + rest);
@@ -380,8 +395,8 @@ function onDocumentChange(state, reason) {
   $("view-empty").hidden = n > 0;
   $("doc-name").textContent = n ? state.name : "";
   $("selection-count").textContent = state.selection.length ? `${state.selection.length} selected` : "";
-  $("undo").disabled = !doc.canUndo;
-  $("redo").disabled = !doc.canRedo;
+  $("undo").disabled = !doc.canUndo || Boolean(running);
+  $("redo").disabled = !doc.canRedo || Boolean(running);
   refreshForm();
 }
 
@@ -418,11 +433,11 @@ async function main() {
   $("list-file").addEventListener("change", (e) => { if (e.target.files[0]) previewToolList(e.target.files[0]); e.target.value = ""; });
   $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
   $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
-  $("undo").addEventListener("click", () => doc.undo());
-  $("redo").addEventListener("click", () => doc.redo());
+  $("undo").addEventListener("click", () => { if (!running) doc.undo(); });
+  $("redo").addEventListener("click", () => { if (!running) doc.redo(); });
   // Ctrl/Cmd+Z and Ctrl/Cmd+Shift+Z (or Y), except while typing in a field.
   document.addEventListener("keydown", (e) => {
-    if (!(e.ctrlKey || e.metaKey) || e.target.closest?.("input, select, textarea")) return;
+    if (!(e.ctrlKey || e.metaKey) || running || e.target.closest?.("input, select, textarea")) return;
     const key = e.key.toLowerCase();
     if (key === "z" && !e.shiftKey) { e.preventDefault(); doc.undo(); }
     else if (key === "y" || (key === "z" && e.shiftKey)) { e.preventDefault(); doc.redo(); }
@@ -432,9 +447,9 @@ async function main() {
   // For the end-to-end tests (and the curious): read-only handles on the page's state.
   window.meganeDemo = { doc, get view() { return view; }, servers, provenance, get built() { return current?.built ?? null; } };
   $("status").textContent = `Ready. Offline tools loaded; library: ${library.map((m) => m.name).join(", ") || "empty"}.`;
-  await launchFromFragment();
+  await launchFromFragment(launchHash);
   // A link opened in this tab again changes only the fragment: handle it the same way.
-  window.addEventListener("hashchange", launchFromFragment);
+  window.addEventListener("hashchange", () => launchFromFragment(location.hash));
 }
 
 main();
