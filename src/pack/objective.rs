@@ -308,17 +308,7 @@ impl System {
                                     xb[1] + p.shift[1] - xa[1],
                                     xb[2] + p.shift[2] - xa[2],
                                 ];
-                                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                                if d2 < dt2 {
-                                    let s = dt2 - d2;
-                                    pen += s * s;
-                                    if d2 < tol2 {
-                                        st.violations += 1;
-                                    }
-                                    if d2 < st.min_d2 {
-                                        st.min_d2 = d2;
-                                    }
-                                    let g = [4.0 * s * d[0], 4.0 * s * d[1], 4.0 * s * d[2]];
+                                if let Some(g) = pair_term(d, dt2, tol2, &mut pen, &mut st) {
                                     for k in 0..3 {
                                         fi[k] += g[k];
                                         fj[k] -= g[k];
@@ -341,17 +331,7 @@ impl System {
                                 xb[1] + p.shift[1] - xa[1],
                                 xb[2] + p.shift[2] - xa[2],
                             ];
-                            let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                            if d2 < dt2 {
-                                let s = dt2 - d2;
-                                pen += s * s;
-                                if d2 < tol2 {
-                                    st.violations += 1;
-                                }
-                                if d2 < st.min_d2 {
-                                    st.min_d2 = d2;
-                                }
-                                let g = [4.0 * s * d[0], 4.0 * s * d[1], 4.0 * s * d[2]];
+                            if let Some(g) = pair_term(d, dt2, tol2, &mut pen, &mut st) {
                                 let ta = cross(&arms[a], &g);
                                 for k in 0..3 {
                                     fi[k] += g[k];
@@ -420,6 +400,33 @@ impl System {
         }
         total
     }
+}
+
+/// One pair's share of the penalty: for a separation `d` (Å) closer than the target distance
+/// (`dt2` = its square), adds `(dt² − d²)²` to `pen`, counts a violation below the tolerance
+/// (`tol2`), tracks the closest pair, and returns the gradient of the term with respect to the
+/// first atom's position (its negative acts on the second). `None` when the pair is far enough.
+#[inline(always)]
+fn pair_term(
+    d: [f64; 3],
+    dt2: f64,
+    tol2: f64,
+    pen: &mut f64,
+    st: &mut EvalStats,
+) -> Option<[f64; 3]> {
+    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    if d2 >= dt2 {
+        return None;
+    }
+    let s = dt2 - d2;
+    *pen += s * s;
+    if d2 < tol2 {
+        st.violations += 1;
+    }
+    if d2 < st.min_d2 {
+        st.min_d2 = d2;
+    }
+    Some([4.0 * s * d[0], 4.0 * s * d[1], 4.0 * s * d[2]])
 }
 
 #[cfg(test)]
