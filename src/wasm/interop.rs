@@ -9,7 +9,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::contract::apply::{ApplyPlan, Snapshot};
-use crate::contract::discovery::form_for;
+use crate::contract::form::build_form;
 use crate::contract::form::Form;
 use crate::contract::marker::Marker;
 use crate::contract::structure::StringColumn;
@@ -84,8 +84,14 @@ impl ButtonRef {
     }
 
     /// The button's form; `Err` is the `Builder cannot build a form: …` reason.
+    ///
+    /// The schema was compiled once when the toolbox was made; here the form is only rebuilt (a
+    /// schema that does not compile still gives a problem when arguments are validated).
     pub fn form(&self) -> Result<Form, String> {
-        form_for(&self.input_schema).map_err(|e| format!("Builder cannot build a form: {e}"))
+        if !self.input_schema.is_object() {
+            return Err("Builder cannot build a form: the tool has no input schema".to_string());
+        }
+        build_form(&self.input_schema).map_err(|e| format!("Builder cannot build a form: {e}"))
     }
 }
 
