@@ -46,6 +46,30 @@ fn call(name: &str, args: &Value) -> Value {
     call_tool(name, args, &PackControl::default())
 }
 
+/// Form values → arguments → the offline call → the contract's interpretation, as the page does.
+fn run(
+    b: &ToolButton,
+    values: &Value,
+    ctx: &FormContext,
+) -> (
+    Value,
+    Value,
+    megane_builder_client::contract::result::Interpreted,
+) {
+    let args = build_arguments(
+        &b.marker,
+        b.form.as_ref().unwrap(),
+        &b.input_schema,
+        values,
+        ctx,
+    )
+    .unwrap();
+    let response = call(&b.name, &args);
+    let interpreted = interpret_call_value(&b.name, &b.marker, &response)
+        .unwrap_or_else(|e| panic!("{e}: {response}"));
+    (args, response, interpreted)
+}
+
 /// Smallest distance between atoms of different molecules, minimum image, brute force.
 fn min_intermolecular(s: &Structure, fixed: &[[f64; 3]]) -> f64 {
     let cell = s.cell.unwrap();
@@ -115,17 +139,7 @@ fn liquid_box_of_water_and_ethanol_meets_the_tolerance() {
     values["components"] =
         json!([{"molecule": "water", "count": 20}, {"molecule": "ethanol", "count": 5}]);
     values["density"] = json!(0.9);
-    let args = build_arguments(
-        &b.marker,
-        b.form.as_ref().unwrap(),
-        &b.input_schema,
-        &values,
-        &ctx,
-    )
-    .unwrap();
-    let response = call("liquid_box", &args);
-    let interpreted = interpret_call_value("liquid_box", &b.marker, &response)
-        .unwrap_or_else(|e| panic!("{e}: {response}"));
+    let (args, response, interpreted) = run(&b, &values, &ctx);
     let s = &interpreted.result.structure;
     assert_eq!(s.elements.len(), 20 * 3 + 5 * 9);
     assert_eq!(interpreted.result.name, "water-ethanol");
@@ -185,17 +199,7 @@ fn solvate_adds_only_solvent_around_the_document() {
         ..FormContext::default()
     };
     let values = initial_values(b.form.as_ref().unwrap(), &ctx);
-    let args = build_arguments(
-        &b.marker,
-        b.form.as_ref().unwrap(),
-        &b.input_schema,
-        &values,
-        &ctx,
-    )
-    .unwrap();
-    let response = call("solvate", &args);
-    let interpreted = interpret_call_value("solvate", &b.marker, &response)
-        .unwrap_or_else(|e| panic!("{e}: {response}"));
+    let (_, _, interpreted) = run(&b, &values, &ctx);
     let s = &interpreted.result.structure;
     // 1728 Å³ minus one water's spheres at 1 g/cm³: 57 waters (the reference gives 56 for methane).
     assert_eq!(s.elements.len() % 3, 0);

@@ -1112,16 +1112,7 @@ impl Client {
     }
 
     fn discover_result(&mut self, result: Value, now: u64) {
-        let supported: Vec<String> = result
-            .get("supportedVersions")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let supported = version_list(result.get("supportedVersions"));
         if !supported.is_empty() && version::mutual_modern(&supported).is_none() {
             if self.protocol == ProtocolChoice::Auto && version::has_mutual_legacy(&supported) {
                 self.notice(
@@ -1386,18 +1377,11 @@ impl Client {
                 .as_ref()
                 .filter(|e| e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
             {
-                let supported: Vec<String> = e
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions")))
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let supported = version_list(
+                    e.data
+                        .as_ref()
+                        .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions"))),
+                );
                 if let (Some(v), false) =
                     (version::mutual_modern(&supported), self.modern_retry_used)
                 {
@@ -1497,4 +1481,18 @@ fn timeout_of(op: &Op) -> u64 {
         OpKind::Call { timeout_ms, .. } => *timeout_ms,
         _ => DEFAULT_REQUEST_TIMEOUT_MS,
     }
+}
+
+/// The protocol versions a server lists (`supportedVersions`, or -32022's `data.supported`):
+/// the strings of a JSON array, empty when absent or not an array.
+fn version_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
