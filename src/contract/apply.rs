@@ -8,8 +8,8 @@
 //! - File names: every run of characters outside `[A-Za-z0-9._-]` becomes one `_`; leading and
 //!   trailing `_` / `.` are trimmed (no hidden or empty names); at most 64 characters; fallback
 //!   `result`.
-//! - `add_fragment` carries `bondOrders` only when the result gives them and at least one is not 1
-//!   (all-single is what an absent field means, §5.1).
+//! - `add_fragment` carries `bondOrders` whenever the result gives them (even all 1): the op
+//!   carries what the tool asserted, as Builder's own apply path does.
 //! - A result without a cell never pushes `set_cell` (the document keeps its cell).
 //! - Chain ids become char codes; a chain id above U+00FF cannot be a `Uint8Array` entry and is
 //!   refused.
@@ -120,7 +120,7 @@ pub enum EditOp {
         positions: Vec<f64>,
         /// Fragment-local 0-based atom pairs.
         bonds: Vec<[u32; 2]>,
-        /// Parallel to `bonds`; present only when some order is not 1.
+        /// Parallel to `bonds`; present whenever the result gives bond orders.
         #[serde(rename = "bondOrders", skip_serializing_if = "Option::is_none")]
         bond_orders: Option<Vec<u8>>,
     },
@@ -134,6 +134,30 @@ pub fn plan_apply(
     document: Option<&Structure>,
     existing_fragment_ids: &[String],
 ) -> Result<ApplyPlan, String> {
+    plan_apply_as(marker, result, document, existing_fragment_ids, None)
+}
+
+/// [`plan_apply`] with the insert's fragment id chosen by the caller (`Some`), else a fresh one
+/// made from the result's name ([`new_fragment_id`]). A chosen id must not be blank nor one of
+/// `existing_fragment_ids`.
+pub fn plan_apply_as(
+    marker: &Marker,
+    result: &BuilderResult,
+    document: Option<&Structure>,
+    existing_fragment_ids: &[String],
+    fragment_id: Option<&str>,
+) -> Result<ApplyPlan, String> {
+    if let Some(id) = fragment_id {
+        if id.trim().is_empty() {
+            return Err("fragmentId: the fragment id is blank".to_string());
+        }
+        if existing_fragment_ids.iter().any(|e| e == id) {
+            return Err(format!(
+                "fragmentId: {:?} is already a fragment of the document",
+                excerpt(id)
+            ));
+        }
+    }
     if result.contract != marker.contract {
         return Err(format!(
             "contract: the result is for contract {}, but the tool declared contract {}",
@@ -149,13 +173,22 @@ pub fn plan_apply(
             let document = document.ok_or_else(|| {
                 "Open a document first: this tool adds its atoms to the open structure".to_string()
             })?;
-            insert_plan(result, document, existing_fragment_ids).map(ApplyPlan::Insert)
+            let id = match fragment_id {
+                Some(id) => id.to_string(),
+                None => new_fragment_id(&result.name, existing_fragment_ids),
+            };
+            insert_plan(result, document, &id).map(ApplyPlan::Insert)
         }
     }
 }
 
 fn new_document_snapshot(result: &BuilderResult) -> Result<Snapshot, String> {
-    let s = &result.structure;
+    structure_snapshot(&result.structure, &result.name)
+}
+
+/// §5.2 `new_document`: the snapshot of a structure (validated before, §5.1), its file name
+/// sanitised from `name`.
+pub fn structure_snapshot(s: &Structure, name: &str) -> Result<Snapshot, String> {
     Ok(Snapshot {
         n_atoms: s.n_atoms(),
         n_bonds: s.bonds.len(),
@@ -165,12 +198,8 @@ fn new_document_snapshot(result: &BuilderResult) -> Result<Snapshot, String> {
         bond_orders: s.bond_orders.clone(),
         box_: s.cell.map(|c| c.map(|v| v as f32)),
         atom_chain_ids: s.chain_ids.as_deref().map(chain_id_codes).transpose()?,
-        labels: s.residue_names.as_ref().map(|names| Labels {
-            names: names.clone(),
-            ids: s.residue_ids.clone(),
-            built: OnceLock::new(),
-        }),
-        file_name: sanitise_file_name(&result.name),
+        labels: residue_labels(s),
+        file_name: sanitise_file_name(name),
         molecules: s.molecules.clone(),
         atom_names: s.atom_names.clone(),
         formal_charges: s.formal_charges.clone(),
@@ -209,6 +238,24 @@ pub struct Labels {
 }
 
 impl Labels {
+    /// Labels from per-atom residue names and, optionally, residue ids of the same length.
+    pub fn new(names: StringColumn, ids: Option<Vec<i64>>) -> Result<Labels, String> {
+        if let Some(ids) = &ids {
+            if ids.len() != names.len() {
+                return Err(format!(
+                    "residueIds: {} entries for {} residue names",
+                    ids.len(),
+                    names.len()
+                ));
+            }
+        }
+        Ok(Labels {
+            names,
+            ids,
+            built: OnceLock::new(),
+        })
+    }
+
     /// Number of labels (atoms).
     pub fn len(&self) -> usize {
         self.names.len()
@@ -278,6 +325,13 @@ impl Serialize for Labels {
     }
 }
 
+/// §5.2: the per-atom labels of a structure (`RESNAME<resid>`, else the residue name), or `None`
+/// when it has no residue names. Lengths are those of a validated structure.
+pub fn residue_labels(structure: &Structure) -> Option<Labels> {
+    let names = structure.residue_names.clone()?;
+    Labels::new(names, structure.residue_ids.clone()).ok()
+}
+
 /// §5: the file name for a result name: `[A-Za-z0-9._-]` only, ≤ 64 characters, else `result`.
 pub fn sanitise_file_name(name: &str) -> String {
     let mut out = String::new();
@@ -325,6 +379,12 @@ pub fn fragment_stem(name: &str) -> String {
     }
 }
 
+/// §5.2: a fresh fragment id for a result named `name`: its [`fragment_stem`], made unique
+/// against `existing` by [`fresh_fragment_id`].
+pub fn new_fragment_id(name: &str, existing: &[String]) -> String {
+    fresh_fragment_id(&fragment_stem(name), existing)
+}
+
 /// §5.2: `stem`, or `stem-2`, `stem-3`, … — the first one not in `existing`.
 pub fn fresh_fragment_id(stem: &str, existing: &[String]) -> String {
     let taken = |id: &str| existing.iter().any(|e| e == id);
@@ -340,7 +400,7 @@ pub fn fresh_fragment_id(stem: &str, existing: &[String]) -> String {
 fn insert_plan(
     result: &BuilderResult,
     document: &Structure,
-    existing_fragment_ids: &[String],
+    fragment_id: &str,
 ) -> Result<InsertPlan, String> {
     document.validate().map_err(|e| format!("document: {e}"))?;
     let added = &result.structure;
@@ -349,30 +409,37 @@ fn insert_plan(
         return Err("structure: the document would have too many atoms".to_string());
     }
     refuse_repeated_atoms(document, added)?;
+    let ops = insert_ops(added, fragment_id, document.cell.as_ref());
+    let first = doc_atoms as u32;
+    let select = (first..first + added.n_atoms() as u32).collect();
+    Ok(InsertPlan { ops, select })
+}
+
+/// §5.2: the ops an insert result becomes: `set_cell` (without atom scaling) first when the
+/// result has a cell that differs from `document_cell`, then one `add_fragment` with the
+/// absolute positions, the bonds and, whenever the result has them, the bond orders.
+pub fn insert_ops(
+    added: &Structure,
+    fragment_id: &str,
+    document_cell: Option<&[f64; 9]>,
+) -> Vec<EditOp> {
     let mut ops = Vec::with_capacity(2);
     if let Some(cell) = added.cell {
-        if cell_differs(&cell, document.cell.as_ref()) {
+        if cell_differs(&cell, document_cell) {
             ops.push(EditOp::SetCell {
                 box_: cell,
                 scale_atoms: false,
             });
         }
     }
-    let bond_orders = added
-        .bond_orders
-        .as_ref()
-        .filter(|orders| orders.iter().any(|&o| o != 1))
-        .cloned();
     ops.push(EditOp::AddFragment {
-        id: fresh_fragment_id(&fragment_stem(&result.name), existing_fragment_ids),
+        id: fragment_id.to_string(),
         elements: added.elements.clone(),
         positions: added.positions.clone(),
         bonds: added.bonds.clone(),
-        bond_orders,
+        bond_orders: added.bond_orders.clone(),
     });
-    let first = doc_atoms as u32;
-    let select = (first..first + added.n_atoms() as u32).collect();
-    Ok(InsertPlan { ops, select })
+    ops
 }
 
 /// §5.2: a `set_cell` is needed when the document has no cell or any component differs by more

@@ -153,6 +153,10 @@ pub struct Field {
     pub default: Option<Value>,
     /// The first of `examples`, which pre-fills the control when there is no default.
     pub example: Option<Value>,
+    /// §4.4 `x-megane-unit` as the server wrote it, for any control (widgets included). Not
+    /// serialised: number and vector controls carry it as `unit`.
+    #[serde(skip)]
+    pub raw_unit: Option<String>,
     /// The control to render.
     #[serde(flatten)]
     pub control: Control,
@@ -170,6 +174,17 @@ pub struct Form {
     pub has_seed: bool,
     /// Non-fatal observations (an unknown widget shown as its plain control, …).
     pub notices: Vec<String>,
+}
+
+/// §4.1: a field's help text is its `description`. A property that is a local `$ref` (with or
+/// without keys of its own) gets only its own `description`: the definition's describes the
+/// type (e.g. pydantic's `Molecule` model), not the field.
+fn field_help(schema: &Value, resolved: &Map<String, Value>) -> Option<String> {
+    let own = schema.as_object().filter(|o| o.contains_key("$ref"));
+    match own {
+        Some(own) => str_key(own, "description").map(plain_text),
+        None => str_key(resolved, "description").map(plain_text),
+    }
 }
 
 /// Where a field sits: nesting decides what §4.1 still allows.
@@ -292,12 +307,13 @@ impl Builder<'_> {
                 .map(plain_text)
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| readable_key(key)),
-            help: str_key(&resolved, "description").map(plain_text),
+            help: field_help(schema, &resolved),
             required,
             optional: !required && default.is_none(),
             nullable,
             default,
             example,
+            raw_unit: str_key(&resolved, "x-megane-unit").map(str::to_string),
             control,
         })
     }

@@ -12,6 +12,7 @@ pub mod marker;
 pub mod provenance;
 pub mod result;
 pub mod schema;
+pub mod seam;
 pub mod structure;
 pub mod timing;
 pub mod units;

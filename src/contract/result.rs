@@ -22,7 +22,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
-use super::marker::Marker;
+use super::marker::{Marker, SUPPORTED_CONTRACTS};
 use super::structure::{
     at_path, excerpt, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
 };
@@ -91,7 +91,7 @@ pub fn interpret_call_bytes(
     match serde_json::from_slice::<CallResultWire>(bytes) {
         Ok(wire) => interpret_call_wire(tool_name, marker, wire),
         Err(e) => Err(
-            tool_error_despite(serde_json::from_slice(bytes).ok(), tool_name)
+            tool_error_despite(serde_json::from_slice(bytes).ok(), Some(tool_name))
                 .unwrap_or_else(|| describe_json_error(&e)),
         ),
     }
@@ -107,7 +107,7 @@ pub fn interpret_call_value(
     match CallResultWire::deserialize(value) {
         Ok(wire) => interpret_call_wire(tool_name, marker, wire),
         Err(e) => Err(
-            tool_error_despite(ErrorProbe::deserialize(value).ok(), tool_name)
+            tool_error_despite(ErrorProbe::deserialize(value).ok(), Some(tool_name))
                 .unwrap_or_else(|| describe_json_error(&e)),
         ),
     }
@@ -115,7 +115,7 @@ pub fn interpret_call_value(
 
 /// A tool error whose `structuredContent` is not a BuilderResult is still a tool error: when the
 /// full read fails, a second, lenient read that skips `structuredContent` looks for `isError`.
-fn tool_error_despite(probe: Option<ErrorProbe>, tool_name: &str) -> Option<String> {
+fn tool_error_despite(probe: Option<ErrorProbe>, tool_name: Option<&str>) -> Option<String> {
     let probe = probe?;
     if let Some(error) = &probe.error {
         return Some(server_failed(error));
@@ -180,6 +180,31 @@ pub fn interpret_call_wire(
     marker: &Marker,
     wire: CallResultWire,
 ) -> Result<Interpreted, String> {
+    interpret_wire(Some(tool_name), Some(marker.contract), wire)
+}
+
+/// §5/§6 without a tool: a raw `tools/call` result (bare `CallToolResult` or JSON-RPC envelope)
+/// whose BuilderResult may carry any contract this client supports
+/// ([`SUPPORTED_CONTRACTS`](super::marker::SUPPORTED_CONTRACTS)). For hosts that hold only the raw
+/// result (Builder's `interpretCall(raw)`); the SDK's `Error executing tool <name>: ` prefix is
+/// dropped whatever the name.
+pub fn interpret_unmarked_value(value: &Value) -> Result<Interpreted, String> {
+    match CallResultWire::deserialize(value) {
+        Ok(wire) => interpret_wire(None, None, wire),
+        Err(e) => Err(
+            tool_error_despite(ErrorProbe::deserialize(value).ok(), None)
+                .unwrap_or_else(|| describe_json_error(&e)),
+        ),
+    }
+}
+
+/// The one interpretation path: `tool_name` (for the SDK prefix) and the contract the result
+/// must carry (`None`: any supported one).
+fn interpret_wire(
+    tool_name: Option<&str>,
+    contract: Option<u64>,
+    wire: CallResultWire,
+) -> Result<Interpreted, String> {
     let call = unwrap_envelope(wire)?;
     if call.is_error == Some(true) {
         return Err(tool_error_line(
@@ -192,7 +217,7 @@ pub fn interpret_call_wire(
         Some(raw) => raw,
         None => builder_result_from_text(&content)?,
     };
-    let result = check_builder_result(marker, raw)?;
+    let result = check_result(contract, raw)?;
     let summary = summary_text(&content);
     let warnings = result.warnings.clone();
     Ok(Interpreted {
@@ -206,13 +231,27 @@ pub fn interpret_call_wire(
 /// and applies the name fallback.
 pub fn check_builder_result(
     marker: &Marker,
-    mut result: BuilderResult,
+    result: BuilderResult,
 ) -> Result<BuilderResult, String> {
-    if result.contract != marker.contract {
-        return Err(format!(
-            "contract: the result is for contract {}, but the tool declared contract {}",
-            result.contract, marker.contract
-        ));
+    check_result(Some(marker.contract), result)
+}
+
+/// [`check_builder_result`] against the tool's contract, or (`None`) any supported contract.
+fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<BuilderResult, String> {
+    match contract {
+        Some(expected) if result.contract != expected => {
+            return Err(format!(
+            "contract: the result is for contract {}, but the tool declared contract {expected}",
+            result.contract
+        ))
+        }
+        None if !SUPPORTED_CONTRACTS.contains(&result.contract) => {
+            return Err(format!(
+                "contract: the result is for contract {}, which this client does not support",
+                result.contract
+            ))
+        }
+        _ => {}
     }
     result.structure.validate()?;
     if result.name.trim().is_empty() {
@@ -305,18 +344,25 @@ fn server_failed(error: &RpcError) -> String {
     }
 }
 
+/// §6: the line shown for a tool error (`isError`) that gives no text.
+pub const BARE_TOOL_ERROR: &str = "The tool reported an error.";
+
 /// §6: the first line of the first text content item, without the SDK's
-/// `Error executing tool <name>: ` prefix.
-fn tool_error_line(tool_name: &str, content: &[ContentItem]) -> String {
+/// `Error executing tool <name>: ` prefix (for any one-word name when the tool is not known).
+fn tool_error_line(tool_name: Option<&str>, content: &[ContentItem]) -> String {
     let first_text = content.iter().find_map(|item| item.text.as_deref());
     let line = one_line(first_text.unwrap_or(""));
-    let prefix = format!("Error executing tool {tool_name}: ");
-    let line = line
-        .strip_prefix(&prefix)
-        .map(str::to_string)
-        .unwrap_or(line);
+    let stripped = match tool_name {
+        Some(name) => line.strip_prefix(&format!("Error executing tool {name}: ")),
+        None => line
+            .strip_prefix("Error executing tool ")
+            .and_then(|rest| rest.split_once(": "))
+            .filter(|(name, _)| !name.is_empty() && !name.contains(char::is_whitespace))
+            .map(|(_, text)| text),
+    };
+    let line = stripped.map(str::to_string).unwrap_or(line);
     if line.is_empty() {
-        "The tool failed without saying why.".to_string()
+        BARE_TOOL_ERROR.to_string()
     } else {
         line
     }

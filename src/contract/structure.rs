@@ -468,8 +468,14 @@ pub(crate) fn excerpt(text: &str) -> String {
 // Wire deserialisation.
 // ---------------------------------------------------------------------------------------------
 
-/// Strips serde_json's trailing ` at line L column C` so nested errors do not repeat it.
+/// Strips serde_json's trailing ` at line L column C` so nested errors do not repeat it, and the
+/// leading `Error: ` a JavaScript `Error` prints (serde-wasm-bindgen's errors are JS `Error`s, so
+/// each nesting level would add one: `Error: Error: …`).
 pub(crate) fn without_position(message: &str) -> &str {
+    let mut message = message;
+    while let Some(rest) = message.strip_prefix("Error: ") {
+        message = rest;
+    }
     match message.rfind(" at line ") {
         Some(at) if message[at..].contains(" column ") => &message[..at],
         _ => message,

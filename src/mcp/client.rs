@@ -108,17 +108,22 @@ pub struct ServerInfo {
     pub capabilities: Value,
     /// Whether the server declared `tools.listChanged`.
     pub tools_list_changed: bool,
-    /// The URL's host, for display when the server gives no name.
+    /// The URL's host with its port (`127.0.0.1:8765`), for display when the server gives no name.
     pub host: String,
 }
 
 impl ServerInfo {
-    /// `serverInfo.name`, else the URL's host.
+    /// `serverInfo.name`, else the URL's host with its port.
     pub fn display_name(&self) -> &str {
         self.name
             .as_deref()
             .filter(|n| !n.is_empty())
             .unwrap_or(&self.host)
+    }
+
+    /// `serverInfo.version`, or `None` when the server gives none (or an empty one).
+    pub fn version(&self) -> Option<&str> {
+        self.version.as_deref().filter(|v| !v.is_empty())
     }
 }
 
@@ -1165,7 +1170,7 @@ impl Client {
                 .map(str::to_string),
             capabilities,
             tools_list_changed,
-            host: self.endpoint.host.clone(),
+            host: self.endpoint.authority.clone(),
         }
     }
 
@@ -1423,7 +1428,7 @@ impl Client {
                 server_message: text.clone(),
             },
             421 => McpError::HostNotAllowed {
-                host: self.endpoint.host.clone(),
+                host: self.endpoint.authority.clone(),
             },
             400 if !ex.modern
                 && !ex.sent_session

@@ -11,6 +11,9 @@ pub struct Endpoint {
     pub host: String,
     /// Whether the host is loopback.
     pub loopback: bool,
+    /// The host with its port when the URL gives one (`127.0.0.1:8765`), lower case: what a
+    /// server without `serverInfo.name` is called.
+    pub authority: String,
 }
 
 /// Whether `host` (as written in a URL authority, without port) is a loopback name or address.
@@ -69,10 +72,41 @@ impl Endpoint {
         if !secure && !loopback {
             return Err(McpError::InsecureUrl { host });
         }
+        let port = authority[host.len()..]
+            .strip_prefix(':')
+            .filter(|p| !p.is_empty());
+        let authority = match port {
+            Some(port) => format!("{host}:{port}"),
+            None => host.clone(),
+        };
         Ok(Endpoint {
             url: url.to_string(),
             host,
             loopback,
+            authority,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_authority_keeps_the_port() {
+        let e = Endpoint::parse("http://127.0.0.1:8765/mcp").unwrap();
+        assert_eq!(
+            (e.host.as_str(), e.authority.as_str()),
+            ("127.0.0.1", "127.0.0.1:8765")
+        );
+        let e = Endpoint::parse("https://Tools.Example.org/mcp").unwrap();
+        assert_eq!(e.authority, "tools.example.org");
+        let e = Endpoint::parse("http://[::1]:9000/mcp").unwrap();
+        assert_eq!(
+            (e.host.as_str(), e.authority.as_str()),
+            ("[::1]", "[::1]:9000")
+        );
+        let e = Endpoint::parse("http://localhost:/mcp").unwrap();
+        assert_eq!(e.authority, "localhost");
     }
 }

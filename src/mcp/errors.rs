@@ -73,6 +73,18 @@ pub enum McpError {
 }
 
 impl McpError {
+    /// §6: the one line a failed `tools/call` shows in the form: `Cancelled.` for a cancel, the
+    /// timeout as itself (it behaves like a cancel and is reported as a timeout), and every other
+    /// JSON-RPC or transport failure as `The server failed: <first line>`.
+    pub fn call_error_line(&self) -> String {
+        match self {
+            McpError::Cancelled | McpError::Timeout { .. } | McpError::ServerFailed { .. } => {
+                self.to_string()
+            }
+            other => format!("The server failed: {}", one_line(&other.to_string())),
+        }
+    }
+
     /// A `ServerFailed` with `message` cut to one line of bounded length.
     pub fn server(message: impl AsRef<str>) -> Self {
         McpError::ServerFailed {

@@ -10,7 +10,7 @@ use super::interop::{
     failure, from_js, from_js_or_default, plan_to_js, set, string_array, success, to_js, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
-use crate::contract::apply::plan_apply;
+use crate::contract::apply::plan_apply_as;
 use crate::contract::discovery;
 use crate::contract::launch;
 use crate::contract::provenance::{self, ServerIdentity};
@@ -237,6 +237,8 @@ pub(super) fn interpreted_outcome(
 #[serde(rename_all = "camelCase", default)]
 struct PlanOptions {
     existing_fragment_ids: Vec<String>,
+    /// The insert's fragment id, chosen by the host (default: fresh from the result's name).
+    fragment_id: Option<String>,
 }
 
 /// §5.2: `{ok: true, plan}` where plan is `{mode: "new_document", snapshot}` (typed arrays in
@@ -264,11 +266,12 @@ pub fn plan_apply_js(
             }
         }
     };
-    match plan_apply(
+    match plan_apply_as(
         &button.marker,
         &result.inner,
         document.as_ref(),
         &options.existing_fragment_ids,
+        options.fragment_id.as_deref(),
     ) {
         Ok(plan) => Ok(success("plan", plan_to_js(&plan)?)),
         Err(error) => Ok(failure(&error)),

@@ -203,15 +203,18 @@ impl ToolServerHandle {
     pub fn ok(&self) -> bool {
         true
     }
-    /// `serverInfo.name`, else the URL's host. Plain text.
+    /// `serverInfo.name`, else the URL's host with its port. Plain text.
     #[wasm_bindgen(getter, js_name = serverName)]
     pub fn server_name(&self) -> String {
         self.shared.borrow().info.display_name().to_string()
     }
-    /// `serverInfo.version`, when given.
-    #[wasm_bindgen(getter, js_name = serverVersion)]
-    pub fn server_version(&self) -> Option<String> {
-        self.shared.borrow().info.version.clone()
+    /// `serverInfo.version`, or null when the server gives none.
+    #[wasm_bindgen(getter, js_name = serverVersion, unchecked_return_type = "string | null")]
+    pub fn server_version(&self) -> JsValue {
+        match self.shared.borrow().info.version() {
+            Some(version) => JsValue::from_str(version),
+            None => JsValue::NULL,
+        }
     }
     /// The negotiated protocol version.
     #[wasm_bindgen(getter, js_name = protocolVersion)]
@@ -320,6 +323,13 @@ impl ToolServerHandle {
     }
 }
 
+impl ToolServerHandle {
+    /// The current toolbox (for the `megane` entry's listing).
+    pub(super) fn toolbox_value(&self) -> Toolbox {
+        self.shared.borrow().toolbox.clone()
+    }
+}
+
 /// A tool without the Builder marker: `{ok, raw, summary}` (no contract interpretation).
 fn plain_outcome(raw: &Value) -> JsValue {
     let text: Vec<&str> = raw
@@ -347,7 +357,7 @@ fn plain_outcome(raw: &Value) -> JsValue {
 }
 
 fn error_outcome(error: &McpError) -> JsValue {
-    let outcome = failure(&error.to_string());
+    let outcome = failure(&error.call_error_line());
     match error {
         McpError::Cancelled => set(outcome.unchecked_ref(), "cancelled", true),
         McpError::Timeout { .. } => set(outcome.unchecked_ref(), "timedOut", true),

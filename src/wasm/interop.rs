@@ -209,6 +209,9 @@ pub fn snapshot_to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
     let object = Object::new();
     set(&object, "nAtoms", snapshot.n_atoms as u32);
     set(&object, "nBonds", snapshot.n_bonds as u32);
+    // Megane's Snapshot: every bond of a tool result is a file bond (asserted by the tool, §5.1);
+    // a result has no box origin and no B-factors.
+    set(&object, "nFileBonds", snapshot.n_bonds as u32);
     set(
         &object,
         "positions",
@@ -230,7 +233,9 @@ pub fn snapshot_to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
         .map(|b| JsValue::from(Float32Array::from(&b[..])))
         .unwrap_or(JsValue::NULL);
     set(&object, "box", cell);
+    set(&object, "boxOrigin", JsValue::NULL);
     set(&object, "atomChainIds", opt_u8(&snapshot.atom_chain_ids));
+    set(&object, "atomBFactors", JsValue::NULL);
     let ids = snapshot.residue_ids.as_deref().and_then(ids_to_js);
     match (&snapshot.labels, &ids) {
         (None, _) => set(&object, "labels", JsValue::NULL),

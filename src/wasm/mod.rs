@@ -8,9 +8,11 @@
 mod api;
 mod connect;
 mod interop;
+mod megane;
 
 pub use api::*;
 pub use connect::*;
+pub use megane::*;
 
 /// Threaded build only: `initThreadPool(n)` starts the rayon pool on `n` Web Workers (the page
 /// must be cross-origin isolated). The packing core then evaluates in parallel; results are

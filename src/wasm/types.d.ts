@@ -149,12 +149,16 @@ export interface InterpretOptions { maxResultBytes?: number }
 export interface Snapshot {
   nAtoms: number;
   nBonds: number;
+  /** Equal to nBonds: every bond of a result is asserted by the tool. */
+  nFileBonds: number;
   positions: Float32Array;
   elements: Uint8Array;
   bonds: Uint32Array;
   bondOrders: Uint8Array | null;
   box: Float32Array | null;
+  boxOrigin: null;
   atomChainIds: Uint8Array | null;
+  atomBFactors: null;
   labels: string[] | null;
   fileName: string;
   molecules: Uint32Array | null;
@@ -175,7 +179,11 @@ export type ApplyPlan =
   | { mode: "insert"; ops: EditOp[]; select: Uint32Array };
 
 export type PlanOutcome = { ok: true; plan: ApplyPlan } | Failure;
-export interface PlanOptions { existingFragmentIds?: string[] }
+export interface PlanOptions {
+  existingFragmentIds?: string[];
+  /** The insert's fragment id (default: fresh from the result's name, unique among existingFragmentIds). */
+  fragmentId?: string;
+}
 
 /** §7 */
 export interface ServerIdentity { id: string; name: string; version: string; url?: string }
