@@ -15,6 +15,7 @@ const fs = require("fs"); const p = "pkg/package.json"; const pkg = JSON.parse(f
 const extra = fs.readdirSync("src/js"); pkg.files = [...new Set([...(pkg.files || []), ...extra])];
 pkg.files.push("threads/"); pkg.files = [...new Set(pkg.files)];
 pkg.exports = { ".": "./megane_builder_client.js", "./loader.js": "./loader.js", "./offline.js": "./offline.js",
+  "./megane": { types: "./megane.d.ts", default: "./megane.js" },
   "./*": "./*" };
 fs.writeFileSync(p, JSON.stringify(pkg, null, 2) + "\n");'
 OPT=tests/node/node_modules/.bin/wasm-opt
@@ -25,6 +26,7 @@ if [ "${WASM_OPT:-0}" = 1 ]; then
   mv "$WASM.opt" "$WASM"
 fi
 echo "pkg size: $(stat -c %s "$WASM") bytes raw, $(gzip -9 -c "$WASM" | wc -c) bytes gzip ($WASM, wasm-opt ${WASM_OPT:-0})"
+echo "megane entry: $(stat -c %s pkg/megane.js) bytes raw, $(gzip -9 -c pkg/megane.js | wc -c) bytes gzip (pkg/megane.js)"
 
 # Stage the demo page: the package and, where ../shared exists, sample data (both git-ignored).
 rm -rf www/pkg && cp -r pkg www/pkg

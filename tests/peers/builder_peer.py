@@ -61,8 +61,22 @@ class AnnouncingServer(Server):
         )
 
 
+def extra_tools(tools: list[dict]) -> list[dict]:
+    """--extra-tools: a copy of the first tool without the Builder marker (a plain MCP tool) and
+    one marked for contract 2 (a contract this client does not support)."""
+    plain = json.loads(json.dumps(tools[0]))
+    plain["name"] = "plain_echo"
+    plain.pop("_meta", None)
+    future = json.loads(json.dumps(tools[0]))
+    future["name"] = "future_box"
+    future["_meta"]["io.github.megane-labs/builder"]["contract"] = 2
+    return [plain, future]
+
+
 def build_server(args: argparse.Namespace) -> Server:
     tools, calls = load_fixtures(pathlib.Path(args.fixtures))
+    if args.extra_tools:
+        tools = tools + extra_tools(tools)
     tool_models = [types.Tool.model_validate(t) for t in tools]
 
     async def list_tools(ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -166,6 +180,11 @@ def main() -> None:
         "--announce-tools-changed",
         action="store_true",
         help="declare tools.listChanged and send notifications/tools/list_changed after each call",
+    )
+    parser.add_argument(
+        "--extra-tools",
+        action="store_true",
+        help="also list a tool without the Builder marker and one marked for contract 2",
     )
     parser.add_argument("--page-size", type=int, default=1)
     parser.add_argument("--steps", type=int, default=5)
