@@ -47,8 +47,10 @@ pub struct FormContext {
 pub const DEFAULT_CELL: [f64; 9] = [20.0, 0.0, 0.0, 0.0, 20.0, 0.0, 0.0, 0.0, 20.0];
 
 /// §4.1/§4.2: the values a fresh form shows: defaults, else the first example; a fresh seed; the
-/// document's cell (else a 20 Å cube) for a cell widget; the first library molecule's name for a
-/// molecule widget; tables start with `max(minItems, 1)` rows.
+/// document's cell (else a 20 Å cube) for a cell widget; for a molecule widget the library
+/// molecule named like the schema's example (else the first library molecule; nothing when the
+/// library is empty, never a name the library does not have); tables start with
+/// `max(minItems, 1)` rows.
 pub fn initial_values(form: &Form, context: &FormContext) -> Value {
     Value::Object(initial_object(&form.fields, context))
 }
@@ -76,11 +78,18 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             .or(preset)
             .or(Some(json!(0))),
         Control::Cell => Some(json!(document_cell(context).unwrap_or(DEFAULT_CELL))),
-        Control::Molecule => context
-            .library
-            .first()
-            .map(|m| Value::String(m.name.clone()))
-            .or_else(|| preset.and_then(|p| p.get("name").cloned())),
+        Control::Molecule => {
+            let example = preset.as_ref().and_then(|p| match p {
+                Value::String(name) => Some(name.as_str()),
+                other => other.get("name").and_then(Value::as_str),
+            });
+            context
+                .library
+                .iter()
+                .find(|m| Some(m.name.as_str()) == example)
+                .or_else(|| context.library.first())
+                .map(|m| Value::String(m.name.clone()))
+        }
         Control::Selection => Some(json!(context.selection)),
         Control::Document => None,
         Control::Table {
@@ -178,7 +187,7 @@ fn convert_object(
             }
             Ok(None) => {
                 if field.required {
-                    problems.push(Problem::new(&path, missing_message(field)));
+                    problems.push(Problem::new(&path, missing_message(field, context)));
                 }
             }
             Err(mut field_problems) => problems.append(&mut field_problems),
@@ -187,8 +196,13 @@ fn convert_object(
     out
 }
 
-fn missing_message(field: &Field) -> String {
+/// The message for a required field left empty; an empty library says how to fill it.
+fn missing_message(field: &Field, context: &FormContext) -> String {
     match field.control {
+        Control::Molecule if context.library.is_empty() => format!(
+            "{}: the molecule library is empty; import a .mol file (V2000, explicit H, 3D) into it first.",
+            field.label
+        ),
         Control::Molecule => format!("{}: choose a molecule from the library.", field.label),
         Control::Document => {
             "Open a document first: this tool works on the open structure.".to_string()

@@ -253,6 +253,40 @@ test("from page load to a 1000-water box in the view (timed), and Ctrl+Z undoes 
   await fresh.close();
 });
 
+test("the committed sample tools/list previews the reference tools; polymer_chain starts from the ethylene monomer", async () => {
+  await page.click("#sample-list");
+  await page.waitForSelector('button.tool[data-server="file:tools-list.json"][data-tool="polymer_chain"]');
+  await chooseTool("polymer_chain", "file:tools-list.json");
+  assert.equal(await page.inputValue('[data-path="monomer"] select'), "ethylene");
+  assert.equal(await page.inputValue('[data-path="head"] select'), "0");
+  assert.equal(await page.inputValue('[data-path="tail"] select'), "1");
+  assert.deepEqual(await page.$$eval('[data-path="head"] select option:checked, [data-path="tail"] select option:checked', (os) => os.map((o) => o.textContent)), ["0: C", "1: C"]);
+  assert.equal(await page.isDisabled("#run"), false);
+  assert.match(await page.textContent("#form-destination"), /^Preview from a file/);
+});
+
+test("an empty library: the forms say how to add a molecule, Run stays off until one is imported", async () => {
+  while (await page.locator("#library-list li button.remove-molecule").count()) {
+    await page.click("#library-list li button.remove-molecule");
+  }
+  assert.equal(await page.isVisible("#library-empty"), true);
+  await chooseTool("liquid_box");
+  const field = '[data-path="components/0/molecule"]';
+  assert.equal(await page.locator(`${field} select`).count(), 0, "no blank drop-down");
+  assert.match(await page.textContent(`${field} .library-empty`), /The molecule library is empty\. Import a \.mol file/);
+  assert.equal(await page.isDisabled("#run"), true);
+  assert.match(await page.textContent("#form-problem"), /^Run is disabled: Molecule: the molecule library is empty; import a \.mol file/);
+  await page.screenshot({ path: join(SHOTS, "offline-empty-library.png") });
+  // The form's own import control adds the molecule; then it can be chosen and Run comes on.
+  await page.setInputFiles(`${field} input[type=file]`, [
+    { name: "water.mol", mimeType: "chemical/x-mdl-molfile", buffer: readFileSync(join(ROOT, "www", "samples", "molecules", "water.mol")) },
+  ]);
+  await page.waitForSelector(`${field} select`);
+  assert.equal(await page.isVisible("#library-empty"), false);
+  await page.selectOption(`${field} select`, "water");
+  assert.equal(await page.isDisabled("#run"), false);
+});
+
 test("no page errors under the Content-Security-Policy", () => {
   assert.deepEqual(errors, []);
 });

@@ -10,7 +10,8 @@ const chosenUnits = new Map();
 /**
  * Renders `button`'s form into `container`.
  * host: {values, library, document (Structure|null), selection (number[]), parseMolblock,
- *        onChange() after every edit, rerender() when the form's shape changes}
+ *        onChange() after every edit, rerender() when the form's shape changes,
+ *        importMolFiles(files) to add molecules when the library is empty}
  */
 export function renderForm(container, button, host) {
   container.replaceChildren();
@@ -181,6 +182,14 @@ const CONTROLS = {
     return set;
   },
   molecule({ id, value, set, host }) {
+    if (host.library.length === 0) {
+      // Nothing to choose from: say how to add a molecule, right here (buildArguments keeps Run off).
+      const input = el("input", { id, type: "file", accept: ".mol,.sdf,chemical/x-mdl-molfile", multiple: true });
+      input.addEventListener("change", () => host.importMolFiles([...input.files]));
+      return el("div", { class: "library-empty" },
+        el("p", { class: "hint", text: "The molecule library is empty. Import a .mol file (V2000 with explicit hydrogens and 3D coordinates) to choose it here:" }),
+        el("label", { class: "file" }, el("span", { text: "Import .mol files… " }), input));
+    }
     const select = el("select", { id, class: "molecule" }, el("option", { value: "", text: "— choose a molecule —" }));
     for (const m of host.library) select.append(el("option", { value: m.name, text: m.name }));
     select.value = typeof value === "string" ? value : "";

@@ -11,7 +11,8 @@ import { Servers, rememberedUrl } from "./servers.js";
 import { checkServer } from "./check.js";
 import { categoryIcon } from "./icons.js";
 
-const LIBRARY = ["water", "methanol", "ethanol", "acetonitrile", "benzene", "caffeine", "alanine_dipeptide"];
+// The sample library, committed in www/samples/molecules/ (see www/samples/README.md).
+const LIBRARY = ["water", "methanol", "ethanol", "acetonitrile", "benzene", "caffeine", "alanine_dipeptide", "ethylene"];
 
 const doc = new DocumentModel();
 const provenance = new ProvenanceLog();
@@ -47,8 +48,20 @@ function renderLibrary() {
   $("library-list").replaceChildren(...library.map((m) => {
     const parsed = parseMolblock(m.molblock);
     const atoms = parsed.ok ? `${parsed.molecule.elements.length} atoms, ${parsed.molecule.dimension}` : "unreadable";
-    return el("li", { text: `${m.name} (${atoms})${m.imported ? " — imported" : ""}` });
+    return el("li", { "data-molecule": m.name },
+      el("span", { text: `${m.name} (${atoms})${m.imported ? " — imported" : ""} ` }),
+      el("button", { type: "button", class: "remove-molecule", text: "Remove", title: `Remove ${m.name} from the library`, onclick: () => removeMolecule(m.name) }));
   }));
+  $("library-empty").hidden = library.length > 0;
+}
+
+/** Takes a molecule out of the library; an open form shows what is left (or how to add one). */
+function removeMolecule(name) {
+  const at = library.findIndex((m) => m.name === name);
+  if (at < 0) return;
+  library.splice(at, 1);
+  renderLibrary();
+  if (current) rerenderForm();
 }
 
 /** Imported mol files join the library under their file name; parseMolblock checks them first.
@@ -153,7 +166,7 @@ function formHost() {
   const ctx = formContext();
   return {
     values: current.values, library, document: ctx.document, selection: ctx.selection, parseMolblock,
-    onChange: refreshForm, rerender: rerenderForm,
+    onChange: refreshForm, rerender: rerenderForm, importMolFiles,
   };
 }
 
@@ -363,6 +376,17 @@ async function previewToolList(file) {
   if (!outcome.ok) say($("server-error"), `${file.name}: ${outcome.error}`, "error");
 }
 
+/** The reference server's tools/list as recorded (www/samples/tools-list.json), previewed. */
+async function previewSampleList() {
+  try {
+    const response = await fetch("samples/tools-list.json");
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    await previewToolList(new File([await response.blob()], "tools-list.json"));
+  } catch (error) {
+    say($("server-error"), `The sample tools/list could not be read: ${error.message}`, "error");
+  }
+}
+
 // ---- the document --------------------------------------------------------------------------
 
 async function openStructureFile(file) {
@@ -431,6 +455,7 @@ async function main() {
   $("server-url").value = rememberedUrl();
   $("connect-form").addEventListener("submit", (e) => { e.preventDefault(); connectTo($("server-url").value.trim(), $("server-token").value); });
   $("list-file").addEventListener("change", (e) => { if (e.target.files[0]) previewToolList(e.target.files[0]); e.target.value = ""; });
+  $("sample-list").addEventListener("click", previewSampleList);
   $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
   $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
   $("undo").addEventListener("click", () => { if (!running) doc.undo(); });
