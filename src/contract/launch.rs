@@ -73,27 +73,21 @@ fn check_http_url(url: &str) -> Result<(), String> {
     }
 }
 
-/// Decodes `%XX` escapes (and keeps `+` as is, as URL fragments do). Hand-written because it is
-/// twelve lines and the crate otherwise needs no URL dependency.
+/// Decodes `%XX` escapes strictly (and keeps `+` as is, as URL fragments do): every `%` must be
+/// followed by exactly two ASCII hex digits (`%+1`, `%1`, `%zz` are refused, not passed through),
+/// then the `percent-encoding` crate decodes and the result must be UTF-8.
 fn percent_decode(raw: &str) -> Result<String, String> {
     let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .ok_or("a '%' is not followed by two hex digits")?;
-            let text = std::str::from_utf8(hex).map_err(|_| "a '%' escape is not hex")?;
-            let value = u8::from_str_radix(text, 16).map_err(|_| "a '%' escape is not hex")?;
-            out.push(value);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+    for (i, _) in raw.match_indices('%') {
+        let escape = bytes.get(i + 1..i + 3);
+        if !escape.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            return Err("a '%' is not followed by two hex digits".to_string());
         }
     }
-    String::from_utf8(out).map_err(|_| "the decoded value is not UTF-8".to_string())
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .map(|text| text.into_owned())
+        .map_err(|_| "the decoded value is not UTF-8".to_string())
 }
 
 /// At most 80 characters of `text`, on one line, for error messages.
@@ -142,6 +136,19 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_escape_in_the_token_is_refused_too() {
+        for bad in ["%+1", "%2", "%g0", "abc%"] {
+            let err = parse_launch_fragment(&format!("#tools=http://127.0.0.1/mcp&token={bad}"))
+                .unwrap_err();
+            assert!(err.starts_with("#token=: "), "{bad}: {err}");
+        }
+        let ok = parse_launch_fragment("#tools=http://127.0.0.1/mcp&token=%2B1%41+x")
+            .unwrap()
+            .unwrap();
+        assert_eq!(ok.token.as_deref(), Some("+1A+x"));
+    }
+
+    #[test]
     fn refuses_other_schemes_and_bad_escapes() {
         for bad in [
             "#tools=javascript:alert(1)",
@@ -149,6 +156,12 @@ mod tests {
             "#tools=http://",
             "#tools=%zz",
             "#tools=http%3A%2F%2Fa%2",
+            // A sign is not a hex digit (`from_str_radix` would take `+1`).
+            "#tools=http%3A%2F%2F127.0.0.1%+1",
+            "#tools=http%3A%2F%2F127.0.0.1%+f/mcp",
+            "#tools=http://127.0.0.1/%-1",
+            "#tools=http://127.0.0.1/%1",
+            "#tools=http://127.0.0.1/%c3%28",
         ] {
             let err = parse_launch_fragment(bad).unwrap_err();
             assert!(
