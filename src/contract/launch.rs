@@ -1,6 +1,8 @@
 //! §8 launch links: a page opened with `#tools=<url>&token=<token>` connects on load and removes
 //! those parts from the address bar. This module parses the fragment and says what it becomes.
 
+use crate::mcp::endpoint::Endpoint;
+
 /// A parsed `#tools=` launch fragment (§8).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,25 +54,15 @@ pub fn parse_launch_fragment(hash: &str) -> Result<Option<Launch>, String> {
     }))
 }
 
-/// Refuses anything but an absolute `http://` or `https://` URL with a host.
+/// Refuses a URL with spaces or control characters, then checks it as `connect` does
+/// ([`Endpoint::parse`]: `https://`, or `http://` to loopback; no `user:pass@`, no query).
 fn check_http_url(url: &str) -> Result<(), String> {
-    let lower = url.to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("https://")
-        .or_else(|| lower.strip_prefix("http://"));
-    match rest {
-        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => {
-            if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-                Err("#tools=: the server URL contains spaces or control characters".to_string())
-            } else {
-                Ok(())
-            }
-        }
-        _ => Err(format!(
-            "#tools=: only http:// and https:// server URLs can be opened, not {}",
-            one_line_excerpt(url)
-        )),
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("#tools=: the server URL contains spaces or control characters".to_string());
     }
+    Endpoint::parse(url)
+        .map(|_| ())
+        .map_err(|e| format!("#tools=: {e}"))
 }
 
 /// Decodes `%XX` escapes strictly (and keeps `+` as is, as URL fragments do): every `%` must be
@@ -88,19 +80,6 @@ fn percent_decode(raw: &str) -> Result<String, String> {
         .decode_utf8()
         .map(|text| text.into_owned())
         .map_err(|_| "the decoded value is not UTF-8".to_string())
-}
-
-/// At most 80 characters of `text`, on one line, for error messages.
-fn one_line_excerpt(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(80)
-        .collect();
-    if text.chars().count() > 80 {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]
@@ -127,6 +106,22 @@ mod tests {
         assert_eq!(launch.url, "https://tools.example.org/mcp");
         assert_eq!(launch.token, None);
         assert_eq!(launch.remaining_fragment, "");
+    }
+
+    #[test]
+    fn a_secret_in_the_server_url_is_refused_with_the_token_field_hint() {
+        for hash in [
+            "#tools=http%3A%2F%2F127.0.0.1%3A8765%2Fmcp%3Ftoken%3Ds3cret",
+            "#tools=http://127.0.0.1:8765/mcp?token=s3cret",
+            "#tools=http%3A%2F%2Fme%3As3cret%40127.0.0.1%3A8765%2Fmcp",
+        ] {
+            let err = parse_launch_fragment(hash).unwrap_err();
+            assert!(
+                err.starts_with("#tools=: ") && err.contains("token field"),
+                "{hash}: {err}"
+            );
+            assert!(!err.contains("s3cret"), "{hash}: {err}");
+        }
     }
 
     #[test]

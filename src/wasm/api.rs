@@ -309,6 +309,18 @@ pub fn parse_launch_fragment(hash: &str) -> Result<JsValue, JsError> {
     }
 }
 
+/// §9: checks a tool server URL as `connect` will, before it is stored or confirmed: `https://`,
+/// or `http://` to loopback; no `user:pass@`, no query (`?token=`). `{ok: true, url}` (the URL
+/// trimmed) or `{ok: false, error}` (one line with a hint to use the token field; the URL is not
+/// repeated).
+#[wasm_bindgen(js_name = checkServerUrl, unchecked_return_type = "UrlCheck")]
+pub fn check_server_url(url: &str) -> JsValue {
+    match crate::mcp::endpoint::Endpoint::parse(url) {
+        Ok(endpoint) => success("url", JsValue::from_str(&endpoint.url)),
+        Err(error) => failure(&error.to_string()),
+    }
+}
+
 /// §7: the provenance record of an applied result: `{server {id, name, version, url}, tool,
 /// contract, arguments (the document replaced by {atoms, sha256}), argumentsSha256, provenance,
 /// atoms}`. `server` is `{id, name, version, url?}`; a token is never part of it.

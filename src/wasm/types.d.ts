@@ -189,6 +189,9 @@ export interface ProvenanceRecord {
   atoms: number;
 }
 
+/** §9: checkServerUrl */
+export type UrlCheck = { ok: true; url: string } | Failure;
+
 /** §8 */
 export type LaunchOutcome = { ok: true; url: string; token: string | null; remainingFragment: string } | Failure | null;
 

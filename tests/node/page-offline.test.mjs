@@ -287,6 +287,21 @@ test("an empty library: the forms say how to add a molecule, Run stays off until
   assert.equal(await page.isDisabled("#run"), false);
 });
 
+test("a server URL with a query or user:pass@ is refused with the token-field hint, before it is confirmed or stored", async () => {
+  for (const url of ["http://127.0.0.1:9/mcp?token=s3cret", "http://me:s3cret@127.0.0.1:9/mcp"]) {
+    dialogs.length = 0;
+    await page.fill("#server-url", url);
+    await page.click("#connect");
+    await page.waitForFunction(() => !document.getElementById("server-error").hidden);
+    const error = await page.textContent("#server-error");
+    assert.match(error, /token field/, url);
+    assert.doesNotMatch(error, /s3cret/, url);
+    assert.deepEqual(dialogs, [], "no confirmation is asked");
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    assert.doesNotMatch(stored, /s3cret/);
+  }
+});
+
 test("no page errors under the Content-Security-Policy", () => {
   assert.deepEqual(errors, []);
 });
