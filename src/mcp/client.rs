@@ -1083,6 +1083,11 @@ impl Client {
 
     fn rpc_failure(&self, e: &RpcError) -> McpError {
         let msg = redact(&e.message, self.token.as_deref());
+        if e.code == jsonrpc::INVALID_PARAMS {
+            return McpError::InvalidParams {
+                message: one_line(&msg),
+            };
+        }
         McpError::server(format!("{} (JSON-RPC error {})", one_line(&msg), e.code))
     }
 

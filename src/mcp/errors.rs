@@ -63,6 +63,11 @@ pub enum McpError {
         /// The cap, in bytes.
         limit: u64,
     },
+    /// JSON-RPC error -32602 (invalid params): the server refused the request's arguments.
+    InvalidParams {
+        /// The server's message, one line.
+        message: String,
+    },
     /// JSON-RPC or transport failure, shown as `The server failed: …`.
     ServerFailed {
         /// The server's message (or a description of what went wrong).
@@ -167,6 +172,10 @@ impl fmt::Display for McpError {
             McpError::TooLarge { limit } => write!(
                 f,
                 "The server's answer is larger than the limit of {limit} bytes; it was discarded before parsing."
+            ),
+            McpError::InvalidParams { message } => write!(
+                f,
+                "The server refused the arguments: {message} (JSON-RPC error -32602)"
             ),
             McpError::ServerFailed { message } => write!(f, "The server failed: {message}"),
             McpError::Closed => write!(f, "The connection to the tool server is closed."),

@@ -234,6 +234,29 @@ test("Check server runs the §10 checks against the offline tools and every chec
   await page.screenshot({ path: join(SHOTS, "offline-server-check.png") });
 });
 
+test("Check counts only the tool's refusal: a timed-out or failed call without arguments is not 'refused'", async () => {
+  // A fault only a stand-in can make: the offline server's calls without arguments time out
+  // (liquid_box) or fail on the way (solvate); the sample calls still reach the real tools.
+  await page.evaluate(() => {
+    const server = window.meganeDemo.servers.get("offline").server;
+    const real = server.call;
+    window.realOfflineCall = real;
+    server.call = (name, args, options) => (Object.keys(args).length > 0 ? real(name, args, options)
+      : Promise.resolve(name === "liquid_box" ? { ok: false, error: "Timed out after 60 s.", timedOut: true }
+        : { ok: false, error: "The tool server did not answer (network error)." }));
+  });
+  try {
+    await page.click('.server[data-server="offline"] button.check');
+    await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
+    const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
+    assert.ok(!lines.some((l) => /without the required arguments is refused/.test(l)), lines.join(" | "));
+    assert.ok(lines.includes("– liquid_box: the call without arguments could not be checked: Timed out after 60 s."), lines.join(" | "));
+    assert.ok(lines.includes("✗ solvate: a call without the required arguments was not refused by the tool: The tool server did not answer (network error)."), lines.join(" | "));
+  } finally {
+    await page.evaluate(() => { window.meganeDemo.servers.get("offline").server.call = window.realOfflineCall; });
+  }
+});
+
 test("from page load to a 1000-water box in the view (timed), and Ctrl+Z undoes it", async () => {
   const fresh = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   fresh.on("pageerror", (e) => errors.push(String(e)));

@@ -40,7 +40,12 @@ export async function checkServer(entry, context, report) {
       else if (await planDigest(replanned.plan) === await planDigest(planned.plan)) line("pass", `${name}: the same seed reproduces the structure (SHA-256).`);
       else line("fail", `${name}: the same seed gave a different structure.`);
     }
+    // Only the tool's refusal (isError) or the server's -32602 counts: a timeout or a network
+    // failure says nothing about the tool.
     const empty = await server.call(name, {}, {});
-    line(empty.ok ? "fail" : "pass", empty.ok ? `${name}: a call without the required arguments was accepted.` : `${name}: a call without the required arguments is refused.`);
+    if (empty.ok) line("fail", `${name}: a call without the required arguments was accepted.`);
+    else if (empty.refused) line("pass", `${name}: a call without the required arguments is refused.`);
+    else if (empty.timedOut || empty.cancelled) line("skip", `${name}: the call without arguments could not be checked: ${empty.error}`);
+    else line("fail", `${name}: a call without the required arguments was not refused by the tool: ${empty.error}`);
   }
 }
