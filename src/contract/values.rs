@@ -62,6 +62,23 @@ fn initial_object(fields: &[Field], context: &FormContext) -> Map<String, Value>
             values.insert(field.key.clone(), value);
         }
     }
+    // §4.2 atom: an example index is kept only when it is an atom of the molecule the form starts
+    // with (else the field starts blank and the user picks an atom).
+    for field in fields {
+        let Control::Atom { of } = &field.control else {
+            continue;
+        };
+        let count = chosen_molblock(values.get(of), context)
+            .as_deref()
+            .and_then(molblock_atom_count);
+        let fits = |v: &Value| {
+            v.as_u64()
+                .is_some_and(|i| count.is_none_or(|n| i < n as u64))
+        };
+        if values.get(&field.key).is_some_and(|v| !fits(v)) {
+            values.remove(&field.key);
+        }
+    }
     values
 }
 
@@ -399,18 +416,7 @@ fn atom_value(
             format!("{}: enter an atom index.", field.label),
         )]);
     };
-    let molblock = match molecule {
-        Some(Value::String(name)) => context
-            .library
-            .iter()
-            .find(|m| &m.name == name)
-            .and_then(|m| m.molblock.clone()),
-        Some(Value::Object(m)) => m
-            .get("molblock")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        _ => None,
-    };
+    let molblock = chosen_molblock(molecule, context);
     if let Some(count) = molblock.as_deref().and_then(molblock_atom_count) {
         if index < 0 || index as usize >= count {
             return Err(vec![Problem::new(
@@ -424,6 +430,22 @@ fn atom_value(
         }
     }
     Ok(Some(json!(index)))
+}
+
+/// The mol block of a molecule field's value: a library molecule's (by name) or the wire object's.
+fn chosen_molblock(molecule: Option<&Value>, context: &FormContext) -> Option<String> {
+    match molecule {
+        Some(Value::String(name)) => context
+            .library
+            .iter()
+            .find(|m| &m.name == name)
+            .and_then(|m| m.molblock.clone()),
+        Some(Value::Object(m)) => m
+            .get("molblock")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// The atom count of a V2000 mol block, read with the crate's mol block reader.
