@@ -171,6 +171,27 @@ fn solvate_needs_an_open_editable_document_and_sends_it() {
 }
 
 #[test]
+fn solvate_on_a_structure_without_a_cell_is_refused_before_run() {
+    let b = button("solvate");
+    let mut no_cell = document();
+    no_cell["cell"] = Value::Null;
+    let ctx = context(Some(no_cell));
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].path, "document");
+    assert!(
+        problems[0].message.contains("has no cell") && problems[0].message.contains("set a cell"),
+        "{}",
+        problems[0].message
+    );
+    // liquid_box (bulk, no document) is not concerned.
+    let lb = button("liquid_box");
+    let values = initial_values(lb.form.as_ref().unwrap(), &ctx);
+    assert!(build(&lb, &values, &ctx).is_ok());
+}
+
+#[test]
 fn problems_speak_to_a_chemist_and_name_the_field() {
     let b = button("liquid_box");
     let ctx = context(None);

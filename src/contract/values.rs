@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::form::{Control, Field, Form};
-use super::marker::{Apply, Marker};
+use super::marker::{Apply, Category, Marker};
 use super::validate::{format_f64, validate_arguments, Problem};
 use crate::chem::elements;
 
@@ -169,6 +169,9 @@ pub fn build_arguments(
             ));
         }
     }
+    if let Some(problem) = needs_a_cell(marker, form, context) {
+        problems.push(problem);
+    }
     let empty = Map::new();
     let values = values.as_object().unwrap_or(&empty);
     let arguments = convert_object(&form.fields, values, "", context, &mut problems);
@@ -211,6 +214,21 @@ fn convert_object(
         }
     }
     out
+}
+
+/// §12.3: a solvation tool fills the open structure's cell, so a structure without a cell (or
+/// with one that is not 9 finite numbers) cannot be sent; the problem is on the document field.
+fn needs_a_cell(marker: &Marker, form: &Form, context: &FormContext) -> Option<Problem> {
+    let property = form.document_property.as_deref()?;
+    (marker.category == Category::Solvation
+        && context.document.is_some()
+        && document_cell(context).is_none())
+    .then(|| {
+        Problem::new(
+            property,
+            "The open structure has no cell, and this tool fills the cell: set a cell (a, b, c in Å) first.",
+        )
+    })
 }
 
 /// The message for a required field left empty; an empty library says how to fill it.

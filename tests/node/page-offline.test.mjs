@@ -276,6 +276,29 @@ test("from page load to a 1000-water box in the view (timed), and Ctrl+Z undoes 
   await fresh.close();
 });
 
+test("solvate on a structure without a cell: Run is off with the reason, and Set cell… in the form fixes it (one undo step)", async () => {
+  await page.setInputFiles("#open-file", [
+    { name: "caffeine.mol", mimeType: "chemical/x-mdl-molfile", buffer: readFileSync(join(ROOT, "www", "samples", "molecules", "caffeine.mol")) },
+  ]);
+  await page.waitForFunction(() => document.getElementById("atom-count").textContent === "24 atoms");
+  await chooseTool("solvate");
+  assert.equal(await page.isDisabled("#run"), true);
+  assert.match(await page.textContent("#form-problem"), /^Run is disabled: The open structure has no cell, and this tool fills the cell: set a cell/);
+  assert.match(await page.textContent('[data-path="document"] .field-error'), /has no cell/);
+  await page.click('[data-path="document"] button.set-cell');
+  assert.equal(await page.evaluate(() => document.getElementById("cell-editor").open), true);
+  const abc = await Promise.all(["#cell-a", "#cell-b", "#cell-c"].map((id) => page.inputValue(id)));
+  assert.ok(abc.every((v) => Number(v) > 10), `prefilled from the atoms' extent + 10 Å: ${abc}`);
+  for (const id of ["#cell-a", "#cell-b", "#cell-c"]) await page.fill(id, "20");
+  await page.click("#cell-apply");
+  assert.deepEqual(await page.evaluate(() => window.meganeDemo.doc.state.cell), [20, 0, 0, 0, 20, 0, 0, 0, 20]);
+  assert.equal(await page.isDisabled("#run"), false);
+  assert.match(await page.textContent('[data-path="document"]'), /24 atoms, with a cell/);
+  await page.click("#undo");
+  assert.equal(await page.evaluate(() => window.meganeDemo.doc.state.cell), null);
+  assert.equal(await page.isDisabled("#run"), true);
+});
+
 test("the committed sample tools/list previews the reference tools; polymer_chain starts from the ethylene monomer", async () => {
   await page.click("#sample-list");
   await page.waitForSelector('button.tool[data-server="file:tools-list.json"][data-tool="polymer_chain"]');

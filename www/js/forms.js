@@ -11,7 +11,8 @@ const chosenUnits = new Map();
  * Renders `button`'s form into `container`.
  * host: {values, library, document (Structure|null), selection (number[]), parseMolblock,
  *        onChange() after every edit, rerender() when the form's shape changes,
- *        importMolFiles(files) to add molecules when the library is empty}
+ *        importMolFiles(files) to add molecules when the library is empty,
+ *        openCellEditor() to set the open structure's cell}
  */
 export function renderForm(container, button, host) {
   container.replaceChildren();
@@ -273,6 +274,8 @@ const CONTROLS = {
     return el("span", {}, input, again);
   },
   document({ host }) {
-    return el("p", { class: "live", "data-live": "document", text: documentText(host.document) });
+    // Tools that fill the cell need one (buildArguments says so): the way to set it is right here.
+    const setCell = el("button", { type: "button", class: "set-cell", text: "Set cell…", onclick: () => host.openCellEditor() });
+    return el("div", {}, el("p", { class: "live", "data-live": "document", text: documentText(host.document) }), setCell);
   },
 };

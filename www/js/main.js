@@ -166,7 +166,7 @@ function formHost() {
   const ctx = formContext();
   return {
     values: current.values, library, document: ctx.document, selection: ctx.selection, parseMolblock,
-    onChange: refreshForm, rerender: rerenderForm, importMolFiles,
+    onChange: refreshForm, rerender: rerenderForm, importMolFiles, openCellEditor,
   };
 }
 
@@ -389,6 +389,32 @@ async function previewSampleList() {
 
 // ---- the document --------------------------------------------------------------------------
 
+/** Opens "Set cell…", prefilled with the cell's a, b, c, else the atoms' extent plus 10 Å. */
+function openCellEditor() {
+  const s = doc.state;
+  let abc = [20, 20, 20];
+  if (s.cell) abc = [0, 4, 8].map((k) => s.cell[k]);
+  else if (s.elements.length) {
+    abc = [0, 1, 2].map((k) => {
+      let lo = Infinity, hi = -Infinity;
+      for (let i = k; i < s.positions.length; i += 3) { lo = Math.min(lo, s.positions[i]); hi = Math.max(hi, s.positions[i]); }
+      return Math.round((hi - lo + 10) * 100) / 100;
+    });
+  }
+  ["cell-a", "cell-b", "cell-c"].forEach((id, i) => { $(id).value = String(abc[i]); });
+  $("cell-editor").open = true;
+  $("cell-a").focus();
+}
+
+function applyCell() {
+  const abc = ["cell-a", "cell-b", "cell-c"].map((id) => Number($(id).value));
+  if (!abc.every((x) => Number.isFinite(x) && x > 0)) { $("cell-msg").textContent = "Give a, b and c in Å, each above 0."; return; }
+  if (doc.atomCount === 0) { $("cell-msg").textContent = "Open or build a structure first."; return; }
+  doc.setCell([abc[0], 0, 0, 0, abc[1], 0, 0, 0, abc[2]]);
+  $("cell-msg").textContent = `Cell set: ${abc.join(" × ")} Å.`;
+  $("cell-editor").open = false;
+}
+
 async function openStructureFile(file) {
   const text = await file.text();
   const name = file.name.replace(/\.[^.]*$/, "");
@@ -459,6 +485,8 @@ async function main() {
   $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
   $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
   $("undo").addEventListener("click", () => { if (!running) doc.undo(); });
+  $("cell-editor").addEventListener("toggle", () => { if ($("cell-editor").open && !$("cell-a").value) openCellEditor(); });
+  $("cell-apply").addEventListener("click", () => { if (!running) applyCell(); });
   $("redo").addEventListener("click", () => { if (!running) doc.redo(); });
   // Ctrl/Cmd+Z and Ctrl/Cmd+Shift+Z (or Y), except while typing in a field.
   document.addEventListener("keydown", (e) => {
