@@ -81,7 +81,7 @@ def build_server(args: argparse.Namespace) -> Server:
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
         arguments = params.arguments or {}
-        record = {"tool": name, "requestId": ctx.request_id, "time": time.time()}
+        record = {"tool": name, "requestId": ctx.request_id, "time": time.time(), "arguments": arguments}
         CALLS.append(record)
         recorded = calls.get(name)
         if recorded is None:

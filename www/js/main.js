@@ -307,10 +307,12 @@ async function runCheck(id) {
   running = { controller: new AbortController() };
   try {
     await checkServer(entry, formContext(), ({ status, text }) => {
-      list.append(el("li", { class: status, text: `${{ pass: "✓", fail: "✗", skip: "–" }[status]} ${text}` }));
+      list.append(el("li", { class: status, text: `${{ pass: "✓", fail: "✗", warn: "⚠", skip: "–" }[status]} ${text}` }));
     });
     const fails = list.querySelectorAll("li.fail").length;
-    $("check-state").textContent = fails ? `${fails} problem(s) found.` : "Every check passed.";
+    const warnings = list.querySelectorAll("li.warn").length;
+    const warned = warnings ? ` (${warnings} warning${warnings === 1 ? "" : "s"})` : "";
+    $("check-state").textContent = fails ? `${fails} problem(s) found${warned}.` : `Every check passed${warned}.`;
   } finally {
     running = null;
     refreshForm();
