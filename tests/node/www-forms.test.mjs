@@ -161,7 +161,7 @@ test("a declined first connection is not made; a #tools= link that cannot be use
   await page.goto(`${server.url}/#tools=javascript%3Aalert(1)&token=secret`);
   await page.waitForFunction(() => location.hash === "" && !document.getElementById("server-error").textContent.startsWith("Not connected"));
   assert.equal(await page.isVisible("#server-error"), true);
-  assert.match(await page.textContent("#server-error"), /only http:\/\/ and https:\/\/ server URLs/);
+  assert.match(await page.textContent("#server-error"), /^#tools=: The tool server URL is not usable: it must start with https:\/\/ or http:\/\//);
   assert.ok(!(await page.textContent("#server-error")).includes("\n"));
 });
 
