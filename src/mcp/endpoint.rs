@@ -31,6 +31,31 @@ pub fn is_loopback_host(host: &str) -> bool {
             .all(|p| !p.is_empty() && p.len() <= 3 && p.parse::<u8>().is_ok())
 }
 
+/// The host (with port) an HTTP redirect's `Location` points to: the authority of an absolute
+/// URL (without `user:pass@`), else `current_host` (a relative `Location`); one line, at most 100
+/// characters, for an error message.
+pub fn redirect_host(location: &str, current_host: &str) -> String {
+    let location = location.trim();
+    let lower = location.to_ascii_lowercase();
+    let rest = match lower.find("://") {
+        Some(i)
+            if lower[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            &location[i + 3..]
+        }
+        _ if location.starts_with("//") => &location[2..],
+        _ => return current_host.to_string(),
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    host.chars()
+        .filter(|c| !c.is_control() && !c.is_whitespace())
+        .take(100)
+        .collect()
+}
+
 impl Endpoint {
     /// Checks `url`: `https://` anywhere, `http://` only to a loopback host; no credentials
     /// (`user:pass@`) and no query (`?…`) in the URL, each refused with a hint to use the token
@@ -108,6 +133,13 @@ mod tests {
             );
         }
         // A `?` or `@` after the fragment mark is not part of the request URL.
+        assert_eq!(
+            redirect_host("http://evil.example:8080/x?y", "a"),
+            "evil.example:8080"
+        );
+        assert_eq!(redirect_host("HTTPS://u:p@b.example/", "a"), "b.example");
+        assert_eq!(redirect_host("//c.example/mcp", "a"), "c.example");
+        assert_eq!(redirect_host("/other/mcp", "127.0.0.1:9"), "127.0.0.1:9");
         assert!(Endpoint::parse("http://127.0.0.1:8765/mcp#a?b").is_ok());
         assert!(Endpoint::parse("http://127.0.0.1:8765/mcp").is_ok());
     }
