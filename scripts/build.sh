@@ -28,13 +28,9 @@ fi
 echo "pkg size: $(stat -c %s "$WASM") bytes raw, $(gzip -9 -c "$WASM" | wc -c) bytes gzip ($WASM, wasm-opt ${WASM_OPT:-0})"
 echo "megane entry: $(stat -c %s pkg/megane.js) bytes raw, $(gzip -9 -c pkg/megane.js | wc -c) bytes gzip (pkg/megane.js)"
 
-# Stage the demo page: the package and, where ../shared exists, sample data (both git-ignored).
+# Stage the demo page: the package (git-ignored). Its sample molecules and tools/list are
+# committed in www/samples/ (nothing the page needs comes from ../shared).
 rm -rf www/pkg && cp -r pkg www/pkg
-if [ -d ../shared/fixtures ]; then
-  mkdir -p www/samples/molecules
-  cp ../shared/fixtures/megane-recorded/*.json www/samples/
-  cp ../shared/fixtures/molecules/*.mol www/samples/molecules/
-fi
 # three.js for the page's 3D view, from npm at the exact version in www/package-lock.json (never a
 # CDN); vendored because the page has no bundler. three.module.js imports ./three.core.js.
 if [ ! -f www/node_modules/three/build/three.module.js ]; then

@@ -110,6 +110,40 @@ fn polymer_chain_checks_atom_indices_against_the_chosen_molecule() {
 }
 
 #[test]
+fn atom_examples_start_only_when_they_are_atoms_of_the_initial_molecule() {
+    // The reference polymer_chain with examples head 0, tail 5: water (3 atoms) is the first
+    // library molecule, so tail starts blank; with benzene (12 atoms) both examples are kept.
+    let mut b = button("polymer_chain");
+    b.input_schema["properties"]["tail"]["examples"] = json!([5]);
+    let b = parse_tool_list(
+        &json!([{"name": b.name, "inputSchema": b.input_schema,
+                 "_meta": {"io.github.megane-labs/builder": {"contract": 1, "category": "polymer", "apply": "new_document", "document": "none", "stochastic": true}}}]),
+        None,
+    )
+    .unwrap()
+    .buttons
+    .remove(0);
+    let ctx = context(None);
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    assert_eq!(values["monomer"], "water");
+    assert_eq!(values["head"], 0);
+    assert!(values.get("tail").is_none(), "{values}");
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    assert_eq!(problems[0].path, "tail");
+    let benzene_first = FormContext {
+        library: library().into_iter().rev().collect(),
+        ..context(None)
+    };
+    let values = initial_values(b.form.as_ref().unwrap(), &benzene_first);
+    assert_eq!(values["monomer"], "benzene");
+    assert_eq!(
+        (values["head"].clone(), values["tail"].clone()),
+        (json!(0), json!(5))
+    );
+    assert!(build(&b, &values, &benzene_first).is_ok());
+}
+
+#[test]
 fn solvate_needs_an_open_editable_document_and_sends_it() {
     let b = button("solvate");
     let no_doc = context(None);
@@ -134,6 +168,27 @@ fn solvate_needs_an_open_editable_document_and_sends_it() {
     assert_eq!(args["document"], document());
     assert_eq!(args["solvent"]["name"], "water");
     assert!(validate_arguments(&b.input_schema, b.form.as_ref(), &args).is_empty());
+}
+
+#[test]
+fn solvate_on_a_structure_without_a_cell_is_refused_before_run() {
+    let b = button("solvate");
+    let mut no_cell = document();
+    no_cell["cell"] = Value::Null;
+    let ctx = context(Some(no_cell));
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].path, "document");
+    assert!(
+        problems[0].message.contains("has no cell") && problems[0].message.contains("set a cell"),
+        "{}",
+        problems[0].message
+    );
+    // liquid_box (bulk, no document) is not concerned.
+    let lb = button("liquid_box");
+    let values = initial_values(lb.form.as_ref().unwrap(), &ctx);
+    assert!(build(&lb, &values, &ctx).is_ok());
 }
 
 #[test]

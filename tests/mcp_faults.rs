@@ -275,6 +275,27 @@ fn legacy_404_with_method_not_found_is_not_a_session_expiry() {
     assert!(h.sends.is_empty(), "no re-initialisation");
 }
 
+#[test]
+fn a_tools_call_answered_by_invalid_params_is_a_refusal_not_a_failure() {
+    // Hand-made: a tools/call answered by JSON-RPC -32602 (how some servers refuse arguments).
+    let like = load("http-stateful/06-tools-list.json");
+    let mut h = ready(Chunking::Whole);
+    let op =
+        h.c.call_tool("liquid_box", json!({}), &CallOptions::default(), h.now);
+    let (ex, req) = h.next_send();
+    let id = req.json().unwrap()["id"].clone();
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "components: field required\nTraceback"}});
+    h.head(ex, &like);
+    h.body(ex, &sse_frame(&body));
+    h.c.handle_end(ex, h.now);
+    let e = the_failure(&h.take_events(), op);
+    assert!(matches!(e, McpError::InvalidParams { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "The server refused the arguments: components: field required Traceback (JSON-RPC error -32602)"
+    );
+}
+
 fn modern_h(protocol: ProtocolChoice) -> H {
     let mut cfg = Config::new("http://127.0.0.1:18765/mcp");
     cfg.token = Some(TOKEN.into());

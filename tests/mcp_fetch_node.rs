@@ -193,6 +193,30 @@ async fn wrong_token_and_no_server() {
 }
 
 #[wasm_bindgen_test]
+async fn a_redirect_is_refused_with_the_target_host_named() {
+    // The peer answers /redirect/mcp with 307 to the same peer as `localhost`.
+    let url = PEER_URL.unwrap();
+    let port = url.rsplit(':').next().unwrap().trim_end_matches("/mcp");
+    let mut cfg = Config::new(url.replace("/mcp", "/redirect/mcp"));
+    cfg.token = Some(TOKEN.into());
+    let c = FetchClient::new(cfg).unwrap();
+    let e = c.connect().await.unwrap_err();
+    assert_eq!(
+        e,
+        McpError::Redirected {
+            target_host: Some(format!("localhost:{port}"))
+        }
+    );
+    let text = e.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "The server redirected the request to localhost:{port}, and redirects are refused"
+        )) && !text.contains('\n'),
+        "{text}"
+    );
+}
+
+#[wasm_bindgen_test]
 async fn notification_stream_delivers_tools_changed() {
     let c = client();
     let info = c.connect().await.unwrap();

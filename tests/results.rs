@@ -441,3 +441,42 @@ fn schema_and_typed_validator_accept_every_recorded_result() {
     }
     assert!(checked >= 10, "{checked}");
 }
+
+/// §10: only the tool's own refusal (`isError`) or the server's JSON-RPC -32602 is a refusal of
+/// the arguments; other errors and unparseable bodies are not.
+#[test]
+fn a_refusal_is_the_tools_is_error_or_invalid_params_only() {
+    use megane_builder_client::contract::result::{is_refusal_bytes, is_refusal_from};
+    let recorded: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../shared/fixtures/megane-recorded/call-liquid_box.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        !is_refusal_from(&recorded["result"]),
+        "a result is no refusal"
+    );
+    let refusals = [
+        r#"{"content":[{"type":"text","text":"components: required"}],"isError":true}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[],"isError":true}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"Invalid params"}}"#,
+    ];
+    for text in refusals {
+        assert!(is_refusal_bytes(text.as_bytes()), "{text}");
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert!(is_refusal_from(&value), "{text}");
+    }
+    for text in [
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32603,"message":"Internal error"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"error":{"code":-32001,"message":"Request timed out"}}"#,
+        r#"{"content":[],"isError":false}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[]}}"#,
+        "<html>502 Bad Gateway</html>",
+        "",
+    ] {
+        assert!(!is_refusal_bytes(text.as_bytes()), "{text}");
+    }
+}

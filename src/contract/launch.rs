@@ -1,6 +1,8 @@
 //! §8 launch links: a page opened with `#tools=<url>&token=<token>` connects on load and removes
 //! those parts from the address bar. This module parses the fragment and says what it becomes.
 
+use crate::mcp::endpoint::Endpoint;
+
 /// A parsed `#tools=` launch fragment (§8).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,61 +54,32 @@ pub fn parse_launch_fragment(hash: &str) -> Result<Option<Launch>, String> {
     }))
 }
 
-/// Refuses anything but an absolute `http://` or `https://` URL with a host.
+/// Refuses a URL with spaces or control characters, then checks it as `connect` does
+/// ([`Endpoint::parse`]: `https://`, or `http://` to loopback; no `user:pass@`, no query).
 fn check_http_url(url: &str) -> Result<(), String> {
-    let lower = url.to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("https://")
-        .or_else(|| lower.strip_prefix("http://"));
-    match rest {
-        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => {
-            if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-                Err("#tools=: the server URL contains spaces or control characters".to_string())
-            } else {
-                Ok(())
-            }
-        }
-        _ => Err(format!(
-            "#tools=: only http:// and https:// server URLs can be opened, not {}",
-            one_line_excerpt(url)
-        )),
+    if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("#tools=: the server URL contains spaces or control characters".to_string());
     }
+    Endpoint::parse(url)
+        .map(|_| ())
+        .map_err(|e| format!("#tools=: {e}"))
 }
 
-/// Decodes `%XX` escapes (and keeps `+` as is, as URL fragments do). Hand-written because it is
-/// twelve lines and the crate otherwise needs no URL dependency.
+/// Decodes `%XX` escapes strictly (and keeps `+` as is, as URL fragments do): every `%` must be
+/// followed by exactly two ASCII hex digits (`%+1`, `%1`, `%zz` are refused, not passed through),
+/// then the `percent-encoding` crate decodes and the result must be UTF-8.
 fn percent_decode(raw: &str) -> Result<String, String> {
     let bytes = raw.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .ok_or("a '%' is not followed by two hex digits")?;
-            let text = std::str::from_utf8(hex).map_err(|_| "a '%' escape is not hex")?;
-            let value = u8::from_str_radix(text, 16).map_err(|_| "a '%' escape is not hex")?;
-            out.push(value);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+    for (i, _) in raw.match_indices('%') {
+        let escape = bytes.get(i + 1..i + 3);
+        if !escape.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            return Err("a '%' is not followed by two hex digits".to_string());
         }
     }
-    String::from_utf8(out).map_err(|_| "the decoded value is not UTF-8".to_string())
-}
-
-/// At most 80 characters of `text`, on one line, for error messages.
-fn one_line_excerpt(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(80)
-        .collect();
-    if text.chars().count() > 80 {
-        out.push('…');
-    }
-    out
+    percent_encoding::percent_decode_str(raw)
+        .decode_utf8()
+        .map(|text| text.into_owned())
+        .map_err(|_| "the decoded value is not UTF-8".to_string())
 }
 
 #[cfg(test)]
@@ -136,9 +109,38 @@ mod tests {
     }
 
     #[test]
+    fn a_secret_in_the_server_url_is_refused_with_the_token_field_hint() {
+        for hash in [
+            "#tools=http%3A%2F%2F127.0.0.1%3A8765%2Fmcp%3Ftoken%3Ds3cret",
+            "#tools=http://127.0.0.1:8765/mcp?token=s3cret",
+            "#tools=http%3A%2F%2Fme%3As3cret%40127.0.0.1%3A8765%2Fmcp",
+        ] {
+            let err = parse_launch_fragment(hash).unwrap_err();
+            assert!(
+                err.starts_with("#tools=: ") && err.contains("token field"),
+                "{hash}: {err}"
+            );
+            assert!(!err.contains("s3cret"), "{hash}: {err}");
+        }
+    }
+
+    #[test]
     fn no_tools_part_is_nothing_to_do() {
         assert_eq!(parse_launch_fragment("#section-2").unwrap(), None);
         assert_eq!(parse_launch_fragment("").unwrap(), None);
+    }
+
+    #[test]
+    fn a_bad_escape_in_the_token_is_refused_too() {
+        for bad in ["%+1", "%2", "%g0", "abc%"] {
+            let err = parse_launch_fragment(&format!("#tools=http://127.0.0.1/mcp&token={bad}"))
+                .unwrap_err();
+            assert!(err.starts_with("#token=: "), "{bad}: {err}");
+        }
+        let ok = parse_launch_fragment("#tools=http://127.0.0.1/mcp&token=%2B1%41+x")
+            .unwrap()
+            .unwrap();
+        assert_eq!(ok.token.as_deref(), Some("+1A+x"));
     }
 
     #[test]
@@ -149,6 +151,12 @@ mod tests {
             "#tools=http://",
             "#tools=%zz",
             "#tools=http%3A%2F%2Fa%2",
+            // A sign is not a hex digit (`from_str_radix` would take `+1`).
+            "#tools=http%3A%2F%2F127.0.0.1%+1",
+            "#tools=http%3A%2F%2F127.0.0.1%+f/mcp",
+            "#tools=http://127.0.0.1/%-1",
+            "#tools=http://127.0.0.1/%1",
+            "#tools=http://127.0.0.1/%c3%28",
         ] {
             let err = parse_launch_fragment(bad).unwrap_err();
             assert!(

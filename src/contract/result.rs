@@ -128,6 +128,30 @@ fn tool_error_despite(probe: Option<ErrorProbe>, tool_name: Option<&str>) -> Opt
         .then(|| tool_error_line(tool_name, call.content.as_deref().unwrap_or(&[])))
 }
 
+/// §6/§10: whether a `tools/call` response (a bare `CallToolResult` or a JSON-RPC envelope) is a
+/// refusal of the call's arguments: the tool's own `isError` result, or the JSON-RPC error -32602
+/// (invalid params). Another server error, or a response that does not parse, is not.
+pub fn is_refusal_from<'de, D: Deserializer<'de>>(deserializer: D) -> bool {
+    ErrorProbe::deserialize(deserializer).is_ok_and(|probe| probe.refuses())
+}
+
+/// [`is_refusal_from`] for response bytes.
+pub fn is_refusal_bytes(bytes: &[u8]) -> bool {
+    is_refusal_from(&mut serde_json::Deserializer::from_slice(bytes))
+}
+
+impl ErrorProbe {
+    fn refuses(&self) -> bool {
+        if let Some(error) = &self.error {
+            return error.code == crate::mcp::jsonrpc::INVALID_PARAMS;
+        }
+        match &self.result {
+            Some(inner) => inner.is_error == Some(true),
+            None => self.is_error == Some(true),
+        }
+    }
+}
+
 /// The fields that decide whether a response is an error; everything else is skipped.
 #[derive(Deserialize)]
 struct ErrorProbe {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::form::{Control, Field, Form};
-use super::marker::{Apply, Marker};
+use super::marker::{Apply, Category, Marker};
 use super::validate::{format_f64, validate_arguments, Problem};
 use crate::chem::elements;
 
@@ -47,8 +47,10 @@ pub struct FormContext {
 pub const DEFAULT_CELL: [f64; 9] = [20.0, 0.0, 0.0, 0.0, 20.0, 0.0, 0.0, 0.0, 20.0];
 
 /// §4.1/§4.2: the values a fresh form shows: defaults, else the first example; a fresh seed; the
-/// document's cell (else a 20 Å cube) for a cell widget; the first library molecule's name for a
-/// molecule widget; tables start with `max(minItems, 1)` rows.
+/// document's cell (else a 20 Å cube) for a cell widget; for a molecule widget the library
+/// molecule named like the schema's example (else the first library molecule; nothing when the
+/// library is empty, never a name the library does not have); tables start with
+/// `max(minItems, 1)` rows.
 pub fn initial_values(form: &Form, context: &FormContext) -> Value {
     Value::Object(initial_object(&form.fields, context))
 }
@@ -58,6 +60,23 @@ fn initial_object(fields: &[Field], context: &FormContext) -> Map<String, Value>
     for field in fields {
         if let Some(value) = initial_value(field, context) {
             values.insert(field.key.clone(), value);
+        }
+    }
+    // §4.2 atom: an example index is kept only when it is an atom of the molecule the form starts
+    // with (else the field starts blank and the user picks an atom).
+    for field in fields {
+        let Control::Atom { of } = &field.control else {
+            continue;
+        };
+        let count = chosen_molblock(values.get(of), context)
+            .as_deref()
+            .and_then(molblock_atom_count);
+        let fits = |v: &Value| {
+            v.as_u64()
+                .is_some_and(|i| count.is_none_or(|n| i < n as u64))
+        };
+        if values.get(&field.key).is_some_and(|v| !fits(v)) {
+            values.remove(&field.key);
         }
     }
     values
@@ -76,11 +95,18 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             .or(preset)
             .or(Some(json!(0))),
         Control::Cell => Some(json!(document_cell(context).unwrap_or(DEFAULT_CELL))),
-        Control::Molecule => context
-            .library
-            .first()
-            .map(|m| Value::String(m.name.clone()))
-            .or_else(|| preset.and_then(|p| p.get("name").cloned())),
+        Control::Molecule => {
+            let example = preset.as_ref().and_then(|p| match p {
+                Value::String(name) => Some(name.as_str()),
+                other => other.get("name").and_then(Value::as_str),
+            });
+            context
+                .library
+                .iter()
+                .find(|m| Some(m.name.as_str()) == example)
+                .or_else(|| context.library.first())
+                .map(|m| Value::String(m.name.clone()))
+        }
         Control::Selection => Some(json!(context.selection)),
         Control::Document => None,
         Control::Table {
@@ -143,6 +169,9 @@ pub fn build_arguments(
             ));
         }
     }
+    if let Some(problem) = needs_a_cell(marker, form, context) {
+        problems.push(problem);
+    }
     let empty = Map::new();
     let values = values.as_object().unwrap_or(&empty);
     let arguments = convert_object(&form.fields, values, "", context, &mut problems);
@@ -178,7 +207,7 @@ fn convert_object(
             }
             Ok(None) => {
                 if field.required {
-                    problems.push(Problem::new(&path, missing_message(field)));
+                    problems.push(Problem::new(&path, missing_message(field, context)));
                 }
             }
             Err(mut field_problems) => problems.append(&mut field_problems),
@@ -187,8 +216,28 @@ fn convert_object(
     out
 }
 
-fn missing_message(field: &Field) -> String {
+/// §12.3: a solvation tool fills the open structure's cell, so a structure without a cell (or
+/// with one that is not 9 finite numbers) cannot be sent; the problem is on the document field.
+fn needs_a_cell(marker: &Marker, form: &Form, context: &FormContext) -> Option<Problem> {
+    let property = form.document_property.as_deref()?;
+    (marker.category == Category::Solvation
+        && context.document.is_some()
+        && document_cell(context).is_none())
+    .then(|| {
+        Problem::new(
+            property,
+            "The open structure has no cell, and this tool fills the cell: set a cell (a, b, c in Å) first.",
+        )
+    })
+}
+
+/// The message for a required field left empty; an empty library says how to fill it.
+fn missing_message(field: &Field, context: &FormContext) -> String {
     match field.control {
+        Control::Molecule if context.library.is_empty() => format!(
+            "{}: the molecule library is empty; import a .mol file (V2000, explicit H, 3D) into it first.",
+            field.label
+        ),
         Control::Molecule => format!("{}: choose a molecule from the library.", field.label),
         Control::Document => {
             "Open a document first: this tool works on the open structure.".to_string()
@@ -385,18 +434,7 @@ fn atom_value(
             format!("{}: enter an atom index.", field.label),
         )]);
     };
-    let molblock = match molecule {
-        Some(Value::String(name)) => context
-            .library
-            .iter()
-            .find(|m| &m.name == name)
-            .and_then(|m| m.molblock.clone()),
-        Some(Value::Object(m)) => m
-            .get("molblock")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        _ => None,
-    };
+    let molblock = chosen_molblock(molecule, context);
     if let Some(count) = molblock.as_deref().and_then(molblock_atom_count) {
         if index < 0 || index as usize >= count {
             return Err(vec![Problem::new(
@@ -410,6 +448,22 @@ fn atom_value(
         }
     }
     Ok(Some(json!(index)))
+}
+
+/// The mol block of a molecule field's value: a library molecule's (by name) or the wire object's.
+fn chosen_molblock(molecule: Option<&Value>, context: &FormContext) -> Option<String> {
+    match molecule {
+        Some(Value::String(name)) => context
+            .library
+            .iter()
+            .find(|m| &m.name == name)
+            .and_then(|m| m.molblock.clone()),
+        Some(Value::Object(m)) => m
+            .get("molblock")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        _ => None,
+    }
 }
 
 /// The atom count of a V2000 mol block, read with the crate's mol block reader.

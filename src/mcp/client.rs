@@ -654,6 +654,16 @@ impl Client {
 
     /// The exchange got no HTTP answer (fetch rejected: server down, CORS preflight refused, stream
     /// broken).
+    /// The transport saw an HTTP redirect, which it does not follow (§9): the exchange fails with
+    /// [`McpError::Redirected`] naming `location`'s host when the transport could read it.
+    pub fn handle_redirect(&mut self, exchange: ExchangeId, location: Option<&str>) {
+        let Some(ex) = self.exchanges.remove(&exchange) else {
+            return;
+        };
+        let target_host = location.map(|l| super::endpoint::redirect_host(l, &self.endpoint.host));
+        self.fail_purpose(ex.purpose, McpError::Redirected { target_host });
+    }
+
     pub fn handle_network_error(&mut self, exchange: ExchangeId, detail: &str, now: u64) {
         let Some(ex) = self.exchanges.remove(&exchange) else {
             return;
@@ -1088,6 +1098,11 @@ impl Client {
 
     fn rpc_failure(&self, e: &RpcError) -> McpError {
         let msg = redact(&e.message, self.token.as_deref());
+        if e.code == jsonrpc::INVALID_PARAMS {
+            return McpError::InvalidParams {
+                message: one_line(&msg),
+            };
+        }
         McpError::server(format!("{} (JSON-RPC error {})", one_line(&msg), e.code))
     }
 

@@ -1,4 +1,8 @@
-//! The server URL: scheme and host checks before any request (HTTPS unless loopback, contract §9).
+//! The server URL: scheme and host checks before any request (HTTPS unless loopback, contract §9),
+//! and no secret in the URL itself (no `user:pass@`, no query such as `?token=`): a URL is kept in
+//! the page's URL list, local storage and error messages, a token never is. [`Endpoint::parse`] is
+//! the one check that `connect`, launch links (`contract::launch`) and the page (`checkServerUrl`)
+//! all call.
 
 use super::errors::McpError;
 
@@ -30,8 +34,35 @@ pub fn is_loopback_host(host: &str) -> bool {
             .all(|p| !p.is_empty() && p.len() <= 3 && p.parse::<u8>().is_ok())
 }
 
+/// The host (with port) an HTTP redirect's `Location` points to: the authority of an absolute
+/// URL (without `user:pass@`), else `current_host` (a relative `Location`); one line, at most 100
+/// characters, for an error message.
+pub fn redirect_host(location: &str, current_host: &str) -> String {
+    let location = location.trim();
+    let lower = location.to_ascii_lowercase();
+    let rest = match lower.find("://") {
+        Some(i)
+            if lower[..i]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            &location[i + 3..]
+        }
+        _ if location.starts_with("//") => &location[2..],
+        _ => return current_host.to_string(),
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    host.chars()
+        .filter(|c| !c.is_control() && !c.is_whitespace())
+        .take(100)
+        .collect()
+}
+
 impl Endpoint {
-    /// Checks `url`: `https://` anywhere, `http://` only to a loopback host; no credentials in the URL.
+    /// Checks `url`: `https://` anywhere, `http://` only to a loopback host; no credentials
+    /// (`user:pass@`) and no query (`?…`) in the URL, each refused with a hint to use the token
+    /// field. The error never repeats the URL (it may hold a secret).
     pub fn parse(url: &str) -> Result<Self, McpError> {
         let url = url.trim();
         let lower = url.to_ascii_lowercase();
@@ -47,8 +78,12 @@ impl Endpoint {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
         if authority.contains('@') {
             return Err(McpError::InvalidUrl {
-                reason: "it must not contain a user name or password; give the token separately"
-                    .into(),
+                reason: "it must not contain a user name or password (user:password@); give the token in the token field instead".into(),
+            });
+        }
+        if rest.split('#').next().unwrap_or("").contains('?') {
+            return Err(McpError::InvalidUrl {
+                reason: "it must not carry a query (such as ?token=…), which would be kept with the URL; give the token in the token field instead".into(),
             });
         }
         let host = if authority.starts_with('[') {
@@ -108,5 +143,33 @@ mod tests {
         );
         let e = Endpoint::parse("http://localhost:/mcp").unwrap();
         assert_eq!(e.authority, "localhost");
+    }
+
+    #[test]
+    fn a_query_or_credentials_in_the_url_are_refused_with_the_token_field_hint() {
+        for url in [
+            "http://127.0.0.1:8765/mcp?token=s3cret",
+            "https://tools.example.org/mcp?x=1",
+            "https://tools.example.org?token=s3cret",
+            "http://user:s3cret@127.0.0.1:8765/mcp",
+            "https://s3cret@tools.example.org/mcp",
+        ] {
+            let error = Endpoint::parse(url).unwrap_err().to_string();
+            assert!(error.contains("token field"), "{url}: {error}");
+            assert!(
+                !error.contains("s3cret") && !error.contains('\n'),
+                "{url}: {error}"
+            );
+        }
+        // A `?` or `@` after the fragment mark is not part of the request URL.
+        assert_eq!(
+            redirect_host("http://evil.example:8080/x?y", "a"),
+            "evil.example:8080"
+        );
+        assert_eq!(redirect_host("HTTPS://u:p@b.example/", "a"), "b.example");
+        assert_eq!(redirect_host("//c.example/mcp", "a"), "c.example");
+        assert_eq!(redirect_host("/other/mcp", "127.0.0.1:9"), "127.0.0.1:9");
+        assert!(Endpoint::parse("http://127.0.0.1:8765/mcp#a?b").is_ok());
+        assert!(Endpoint::parse("http://127.0.0.1:8765/mcp").is_ok());
     }
 }

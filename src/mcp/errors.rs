@@ -63,10 +63,22 @@ pub enum McpError {
         /// The cap, in bytes.
         limit: u64,
     },
+    /// JSON-RPC error -32602 (invalid params): the server refused the request's arguments.
+    InvalidParams {
+        /// The server's message, one line.
+        message: String,
+    },
     /// JSON-RPC or transport failure, shown as `The server failed: …`.
     ServerFailed {
         /// The server's message (or a description of what went wrong).
         message: String,
+    },
+    /// The server answered with an HTTP redirect: refused, never followed, so the request (the
+    /// structure and the token) goes only to the URL the user gave (contract §9).
+    Redirected {
+        /// The host the redirect points to, when the transport can read `Location` (a browser's
+        /// `fetch` hides it).
+        target_host: Option<String>,
     },
     /// The connection was closed before the operation finished.
     Closed,
@@ -180,7 +192,19 @@ impl fmt::Display for McpError {
                 f,
                 "The server's answer is larger than the limit of {limit} bytes; it was discarded before parsing."
             ),
+            McpError::InvalidParams { message } => write!(
+                f,
+                "The server refused the arguments: {message} (JSON-RPC error -32602)"
+            ),
             McpError::ServerFailed { message } => write!(f, "The server failed: {message}"),
+            McpError::Redirected { target_host: Some(host) } => write!(
+                f,
+                "The server redirected the request to {host}, and redirects are refused (the structure and the token go only to the URL you gave): connect to that address directly if you trust it."
+            ),
+            McpError::Redirected { target_host: None } => write!(
+                f,
+                "The server answered with a redirect, and redirects are refused (the structure and the token go only to the URL you gave): connect to the final address directly."
+            ),
             McpError::Closed => write!(f, "The connection to the tool server is closed."),
         }
     }

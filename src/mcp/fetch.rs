@@ -242,6 +242,14 @@ async fn run_fetch(
         init.set_body(&Uint8Array::from(request.body.as_slice()).into());
     }
     init.set_signal(Some(signal));
+    // §9: never follow a redirect (a 307/308 would re-send the document and the token wherever
+    // `Location` says, plain http: included): the response is handed to the core as a refusal.
+    Reflect::set(
+        &init,
+        &JsValue::from_str("redirect"),
+        &JsValue::from_str("manual"),
+    )
+    .map_err(|e| js_text(&e))?;
     let global = js_sys::global();
     let fetch = global_fn("fetch").ok_or_else(|| "this environment has no fetch()".to_string())?;
     let promise: Promise = fetch
@@ -254,6 +262,20 @@ async fn run_fetch(
         .map_err(|e| js_text(&e))?
         .dyn_into()
         .map_err(|_| "fetch() did not resolve to a Response".to_string())?;
+    // A browser gives an "opaqueredirect" (status 0, `Location` hidden); Node gives the 3xx itself.
+    let opaque = Reflect::get(&response, &JsValue::from_str("type"))
+        .ok()
+        .and_then(|t| t.as_string())
+        .is_some_and(|t| t == "opaqueredirect");
+    if opaque || matches!(response.status(), 301 | 302 | 303 | 307 | 308) {
+        let location = response.headers().get("location").ok().flatten();
+        inner
+            .borrow_mut()
+            .client
+            .handle_redirect(exchange, location.as_deref());
+        pump(inner);
+        return Ok(());
+    }
     let mut head = Vec::new();
     if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
         for entry in entries.flatten() {

@@ -171,8 +171,10 @@ struct InterpretOptions {
 
 /// §5/§6: a `tools/call` result (the response bytes as a `Uint8Array`, a JSON string, or an
 /// already-parsed object; a bare CallToolResult or a JSON-RPC response) →
-/// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
-/// The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before parsing.
+/// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error, refused?}`;
+/// `refused: true` when the tool refused the arguments (`isError`) or the server answered
+/// JSON-RPC -32602. The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before
+/// parsing.
 #[wasm_bindgen(js_name = interpretCall, unchecked_return_type = "InterpretOutcome")]
 pub fn interpret_call(
     #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
@@ -186,6 +188,7 @@ pub fn interpret_call(
     if let Some(max) = options.max_result_bytes {
         limits.max_bytes = max;
     }
+    let source = bytes_or_object.clone();
     let outcome = if let Some(bytes) = bytes_or_object.dyn_ref::<Uint8Array>() {
         if bytes.length() as usize > limits.max_bytes {
             Err(format!(
@@ -204,13 +207,25 @@ pub fn interpret_call(
     } else {
         Err("The server sent no result.".to_string())
     };
-    Ok(interpreted_outcome(&button.name, outcome))
+    // Only on the error path: is it the tool's (or the server's -32602) refusal of the arguments?
+    let refused = outcome.is_err()
+        && if let Some(bytes) = source.dyn_ref::<Uint8Array>() {
+            (bytes.length() as usize) <= limits.max_bytes
+                && result::is_refusal_bytes(&bytes.to_vec())
+        } else if let Some(text) = source.as_string() {
+            result::is_refusal_bytes(text.as_bytes())
+        } else {
+            source.is_object()
+                && result::is_refusal_from(serde_wasm_bindgen::Deserializer::from(source))
+        };
+    Ok(interpreted_outcome(&button.name, outcome, refused))
 }
 
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
 pub(super) fn interpreted_outcome(
     tool: &str,
     outcome: Result<result::Interpreted, String>,
+    refused: bool,
 ) -> JsValue {
     match outcome {
         Ok(interpreted) => {
@@ -228,8 +243,16 @@ pub(super) fn interpreted_outcome(
             );
             object.into()
         }
-        Err(error) => failure(&error),
+        Err(error) => refusal(failure(&error), refused),
     }
+}
+
+/// Marks a failure outcome `refused: true` (§10: the tool or the server refused the arguments).
+pub(super) fn refusal(outcome: JsValue, refused: bool) -> JsValue {
+    if refused {
+        set(outcome.unchecked_ref(), "refused", true);
+    }
+    outcome
 }
 
 /// Options of `planApply`.
@@ -309,6 +332,18 @@ pub fn parse_launch_fragment(hash: &str) -> Result<JsValue, JsError> {
         }
         Ok(None) => Ok(JsValue::NULL),
         Err(error) => Ok(failure(&error)),
+    }
+}
+
+/// §9: checks a tool server URL as `connect` will, before it is stored or confirmed: `https://`,
+/// or `http://` to loopback; no `user:pass@`, no query (`?token=`). `{ok: true, url}` (the URL
+/// trimmed) or `{ok: false, error}` (one line with a hint to use the token field; the URL is not
+/// repeated).
+#[wasm_bindgen(js_name = checkServerUrl, unchecked_return_type = "UrlCheck")]
+pub fn check_server_url(url: &str) -> JsValue {
+    match crate::mcp::endpoint::Endpoint::parse(url) {
+        Ok(endpoint) => success("url", JsValue::from_str(&endpoint.url)),
+        Err(error) => failure(&error.to_string()),
     }
 }
 

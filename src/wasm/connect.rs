@@ -295,10 +295,12 @@ impl ToolServerHandle {
                 .call_tool(&name, arguments, call_options, progress, signal)
                 .await;
             Ok(match (outcome, button) {
-                (Ok(raw), Some(button)) => super::api::interpreted_outcome(
-                    &button.name,
-                    interpret_call_value(&button.name, &button.marker, &raw),
-                ),
+                (Ok(raw), Some(button)) => {
+                    let outcome = interpret_call_value(&button.name, &button.marker, &raw);
+                    let refused =
+                        outcome.is_err() && crate::contract::result::is_refusal_from(&raw);
+                    super::api::interpreted_outcome(&button.name, outcome, refused)
+                }
                 (Ok(raw), None) => plain_outcome(&raw),
                 (Err(error), _) => error_outcome(&error),
             })
@@ -343,11 +345,12 @@ fn plain_outcome(raw: &Value) -> JsValue {
         })
         .unwrap_or_default();
     if raw.get("isError").and_then(Value::as_bool) == Some(true) {
-        return failure(
+        let error = failure(
             text.first()
                 .and_then(|t| t.lines().next())
                 .unwrap_or("The tool failed."),
         );
+        return super::api::refusal(error, true);
     }
     let object = Object::new();
     set(&object, "ok", true);
@@ -361,6 +364,7 @@ fn error_outcome(error: &McpError) -> JsValue {
     match error {
         McpError::Cancelled => set(outcome.unchecked_ref(), "cancelled", true),
         McpError::Timeout { .. } => set(outcome.unchecked_ref(), "timedOut", true),
+        McpError::InvalidParams { .. } => set(outcome.unchecked_ref(), "refused", true),
         _ => {}
     }
     outcome

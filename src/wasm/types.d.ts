@@ -139,9 +139,10 @@ export type FormValues = Record<string, unknown>;
 export interface Problem { path: string; message: string }
 export type BuildOutcome = { ok: true; arguments: Record<string, unknown> } | { ok: false; errors: Problem[] };
 
+/** `refused: true`: the tool refused the arguments (`isError`) or the server answered -32602. */
 export type InterpretOutcome =
   | { ok: true; result: BuilderResult; summary: string; warnings: string[] }
-  | Failure;
+  | { ok: false; error: string; refused?: boolean };
 
 export interface InterpretOptions { maxResultBytes?: number }
 
@@ -197,6 +198,9 @@ export interface ProvenanceRecord {
   atoms: number;
 }
 
+/** §9: checkServerUrl */
+export type UrlCheck = { ok: true; url: string } | Failure;
+
 /** §8 */
 export type LaunchOutcome = { ok: true; url: string; token: string | null; remainingFragment: string } | Failure | null;
 
@@ -242,7 +246,7 @@ export interface CallOptions {
 export type CallOutcome =
   | { ok: true; result: BuilderResult; summary: string; warnings: string[] }
   | { ok: true; summary: string; raw: unknown }
-  | { ok: false; error: string; cancelled?: boolean; timedOut?: boolean };
+  | { ok: false; error: string; cancelled?: boolean; timedOut?: boolean; refused?: boolean };
 
 /** What remote (`connect`) and offline (`offlineTools`) tool servers have in common. */
 export interface ToolConnectionLike {

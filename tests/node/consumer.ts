@@ -8,6 +8,7 @@ import init, {
   ToolServer,
   buildArguments,
   callTimeoutMs,
+  checkServerUrl,
   initialValues,
   interpretCall,
   moleculeToMolblock,
@@ -84,12 +85,14 @@ export async function runTool(listResult: unknown, body: Uint8Array, document: S
   );
   const launch = parseLaunchFragment(location.hash);
   const launchUrl: string | null = launch === null ? null : launch.ok ? launch.url : launch.error;
+  const checked = checkServerUrl("http://127.0.0.1:8765/mcp");
+  const checkedUrl: string = checked.ok ? checked.url : checked.error;
   const parsed = parseMolblock("water\n  RDKit          3D\n\n  0  0  0  0  0  0  0  0  0  0999 V2000\nM  END\n");
   const written = parsed.ok ? moleculeToMolblock(parsed.molecule) : parsed;
   const molblock: string = written.ok ? written.molblock : written.error;
   const json = result.toJSON();
   const name: string = json.name + result.name + String(result.atomCount) + String(result.contract);
-  return [labels.join(","), timeout, style, warnings.length, record.argumentsSha256, launchUrl, molblock.length, name].join(" ");
+  return [labels.join(","), timeout, style, warnings.length, record.argumentsSha256, launchUrl, checkedUrl, molblock.length, name].join(" ");
 }
 
 function describeField(field: Field): string {

@@ -234,6 +234,29 @@ test("Check server runs the §10 checks against the offline tools and every chec
   await page.screenshot({ path: join(SHOTS, "offline-server-check.png") });
 });
 
+test("Check counts only the tool's refusal: a timed-out or failed call without arguments is not 'refused'", async () => {
+  // A fault only a stand-in can make: the offline server's calls without arguments time out
+  // (liquid_box) or fail on the way (solvate); the sample calls still reach the real tools.
+  await page.evaluate(() => {
+    const server = window.meganeDemo.servers.get("offline").server;
+    const real = server.call;
+    window.realOfflineCall = real;
+    server.call = (name, args, options) => (Object.keys(args).length > 0 ? real(name, args, options)
+      : Promise.resolve(name === "liquid_box" ? { ok: false, error: "Timed out after 60 s.", timedOut: true }
+        : { ok: false, error: "The tool server did not answer (network error)." }));
+  });
+  try {
+    await page.click('.server[data-server="offline"] button.check');
+    await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
+    const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
+    assert.ok(!lines.some((l) => /without the required arguments is refused/.test(l)), lines.join(" | "));
+    assert.ok(lines.includes("– liquid_box: the call without arguments could not be checked: Timed out after 60 s."), lines.join(" | "));
+    assert.ok(lines.includes("✗ solvate: a call without the required arguments was not refused by the tool: The tool server did not answer (network error)."), lines.join(" | "));
+  } finally {
+    await page.evaluate(() => { window.meganeDemo.servers.get("offline").server.call = window.realOfflineCall; });
+  }
+});
+
 test("from page load to a 1000-water box in the view (timed), and Ctrl+Z undoes it", async () => {
   const fresh = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   fresh.on("pageerror", (e) => errors.push(String(e)));
@@ -251,6 +274,78 @@ test("from page load to a 1000-water box in the view (timed), and Ctrl+Z undoes 
   await fresh.keyboard.press("Control+z");
   assert.equal(await fresh.textContent("#atom-count"), "0 atoms");
   await fresh.close();
+});
+
+test("solvate on a structure without a cell: Run is off with the reason, and Set cell… in the form fixes it (one undo step)", async () => {
+  await page.setInputFiles("#open-file", [
+    { name: "caffeine.mol", mimeType: "chemical/x-mdl-molfile", buffer: readFileSync(join(ROOT, "www", "samples", "molecules", "caffeine.mol")) },
+  ]);
+  await page.waitForFunction(() => document.getElementById("atom-count").textContent === "24 atoms");
+  await chooseTool("solvate");
+  assert.equal(await page.isDisabled("#run"), true);
+  assert.match(await page.textContent("#form-problem"), /^Run is disabled: The open structure has no cell, and this tool fills the cell: set a cell/);
+  assert.match(await page.textContent('[data-path="document"] .field-error'), /has no cell/);
+  await page.click('[data-path="document"] button.set-cell');
+  assert.equal(await page.evaluate(() => document.getElementById("cell-editor").open), true);
+  const abc = await Promise.all(["#cell-a", "#cell-b", "#cell-c"].map((id) => page.inputValue(id)));
+  assert.ok(abc.every((v) => Number(v) > 10), `prefilled from the atoms' extent + 10 Å: ${abc}`);
+  for (const id of ["#cell-a", "#cell-b", "#cell-c"]) await page.fill(id, "20");
+  await page.click("#cell-apply");
+  assert.deepEqual(await page.evaluate(() => window.meganeDemo.doc.state.cell), [20, 0, 0, 0, 20, 0, 0, 0, 20]);
+  assert.equal(await page.isDisabled("#run"), false);
+  assert.match(await page.textContent('[data-path="document"]'), /24 atoms, with a cell/);
+  await page.click("#undo");
+  assert.equal(await page.evaluate(() => window.meganeDemo.doc.state.cell), null);
+  assert.equal(await page.isDisabled("#run"), true);
+});
+
+test("the committed sample tools/list previews the reference tools; polymer_chain starts from the ethylene monomer", async () => {
+  await page.click("#sample-list");
+  await page.waitForSelector('button.tool[data-server="file:tools-list.json"][data-tool="polymer_chain"]');
+  await chooseTool("polymer_chain", "file:tools-list.json");
+  assert.equal(await page.inputValue('[data-path="monomer"] select'), "ethylene");
+  assert.equal(await page.inputValue('[data-path="head"] select'), "0");
+  assert.equal(await page.inputValue('[data-path="tail"] select'), "1");
+  assert.deepEqual(await page.$$eval('[data-path="head"] select option:checked, [data-path="tail"] select option:checked', (os) => os.map((o) => o.textContent)), ["0: C", "1: C"]);
+  assert.equal(await page.isDisabled("#run"), false);
+  assert.match(await page.textContent("#form-destination"), /^Preview from a file/);
+});
+
+test("an empty library: the forms say how to add a molecule, Run stays off until one is imported", async () => {
+  while (await page.locator("#library-list li button.remove-molecule").count()) {
+    await page.click("#library-list li button.remove-molecule");
+  }
+  assert.equal(await page.isVisible("#library-empty"), true);
+  await chooseTool("liquid_box");
+  const field = '[data-path="components/0/molecule"]';
+  assert.equal(await page.locator(`${field} select`).count(), 0, "no blank drop-down");
+  assert.match(await page.textContent(`${field} .library-empty`), /The molecule library is empty\. Import a \.mol file/);
+  assert.equal(await page.isDisabled("#run"), true);
+  assert.match(await page.textContent("#form-problem"), /^Run is disabled: Molecule: the molecule library is empty; import a \.mol file/);
+  await page.screenshot({ path: join(SHOTS, "offline-empty-library.png") });
+  // The form's own import control adds the molecule; then it can be chosen and Run comes on.
+  await page.setInputFiles(`${field} input[type=file]`, [
+    { name: "water.mol", mimeType: "chemical/x-mdl-molfile", buffer: readFileSync(join(ROOT, "www", "samples", "molecules", "water.mol")) },
+  ]);
+  await page.waitForSelector(`${field} select`);
+  assert.equal(await page.isVisible("#library-empty"), false);
+  await page.selectOption(`${field} select`, "water");
+  assert.equal(await page.isDisabled("#run"), false);
+});
+
+test("a server URL with a query or user:pass@ is refused with the token-field hint, before it is confirmed or stored", async () => {
+  for (const url of ["http://127.0.0.1:9/mcp?token=s3cret", "http://me:s3cret@127.0.0.1:9/mcp"]) {
+    dialogs.length = 0;
+    await page.fill("#server-url", url);
+    await page.click("#connect");
+    await page.waitForFunction(() => !document.getElementById("server-error").hidden);
+    const error = await page.textContent("#server-error");
+    assert.match(error, /token field/, url);
+    assert.doesNotMatch(error, /s3cret/, url);
+    assert.deepEqual(dialogs, [], "no confirmation is asked");
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    assert.doesNotMatch(stored, /s3cret/);
+  }
 });
 
 test("no page errors under the Content-Security-Policy", () => {

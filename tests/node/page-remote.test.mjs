@@ -211,14 +211,22 @@ test("a wrong token shows the one-line reason and keeps the working connection",
   await page.screenshot({ path: join(SHOTS, "remote-wrong-token.png") });
 });
 
-test("Check server reports the markers as fine and the peer's refusal of sample arguments as problems", async () => {
+test("Check server sends the schema's examples and reports the peer's refusal of a sample as a warning in its words", async () => {
+  const callsBefore = (await (await fetch(`${peer.url}/peer/cancellations`)).json()).calls.length;
   await page.click(`.server[data-server="${peerUrl}"] button.check`);
   await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 30000 });
   const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
   assert.match(lines[0], /^✓ 3 Builder tool\(s\) with a supported marker \(contract 1\)/);
   assert.ok(lines.includes("✓ polymer_chain: the form can be generated (5 fields)."), lines.join(" | "));
-  assert.ok(lines.some((l) => /^✗ liquid_box: the sample call failed: .*only reproduces the recorded call/.test(l)), lines.join(" | "));
-  assert.match(await page.textContent("#check-state"), /problem\(s\) found/);
+  assert.ok(lines.some((l) => /^⚠ liquid_box: the server refused the sample arguments: this test peer only reproduces the recorded call/.test(l)), lines.join(" | "));
+  assert.ok(!lines.some((l) => /sample call failed/.test(l)), lines.join(" | "));
+  assert.ok(lines.includes("✓ liquid_box: a call without the required arguments is refused."), lines.join(" | "));
+  assert.match(await page.textContent("#check-state"), /\(\d+ warnings?\)\.$/);
+  // polymer_chain's sample is the schema's own example monomer (a SMILES), not a library molecule.
+  const calls = (await (await fetch(`${peer.url}/peer/cancellations`)).json()).calls.slice(callsBefore);
+  const sample = calls.find((c) => c.tool === "polymer_chain" && Object.keys(c.arguments).length > 0);
+  assert.deepEqual(sample?.arguments.monomer, { name: "ethylene", smiles: "CC" }, JSON.stringify(calls));
+  assert.deepEqual([sample.arguments.head, sample.arguments.tail], [0, 1]);
 });
 
 test("Disconnect closes the server and removes its tools; the offline tools stay", async () => {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, SHARED, launchBrowser, startServer } from "./harness.mjs";
+import { ROOT, launchBrowser, startServer } from "./harness.mjs";
 
 const SHOTS = join(ROOT, "artifacts", "screenshots");
 let server, browser, page;
@@ -15,9 +15,10 @@ const errors = [];
 const dialogs = [];
 let answer = true;
 
-/** The recorded reference tools list, reshaped into one tool per control plus tools the page must refuse. */
+/** The page's sample (the recorded reference tools list), reshaped into one tool per control plus
+ *  tools the page must refuse. */
 function toolsList() {
-  const list = JSON.parse(readFileSync(join(SHARED, "fixtures", "megane-recorded", "tools-list.json"), "utf8"));
+  const list = JSON.parse(readFileSync(join(ROOT, "www", "samples", "tools-list.json"), "utf8"));
   const solvate = list.tools.find((t) => t.name === "solvate");
   const meta = (tool) => tool._meta["io.github.megane-labs/builder"];
   const demo = structuredClone(solvate);
@@ -160,7 +161,7 @@ test("a declined first connection is not made; a #tools= link that cannot be use
   await page.goto(`${server.url}/#tools=javascript%3Aalert(1)&token=secret`);
   await page.waitForFunction(() => location.hash === "" && !document.getElementById("server-error").textContent.startsWith("Not connected"));
   assert.equal(await page.isVisible("#server-error"), true);
-  assert.match(await page.textContent("#server-error"), /only http:\/\/ and https:\/\/ server URLs/);
+  assert.match(await page.textContent("#server-error"), /^#tools=: The tool server URL is not usable: it must start with https:\/\/ or http:\/\//);
   assert.ok(!(await page.textContent("#server-error")).includes("\n"));
 });
 

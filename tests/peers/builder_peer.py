@@ -32,7 +32,7 @@ import uvicorn
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.middleware.cors import CORSMiddleware
-from starlette.responses import JSONResponse, PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 
 CANCELLATIONS: list[dict] = []
 CALLS: list[dict] = []
@@ -95,7 +95,7 @@ def build_server(args: argparse.Namespace) -> Server:
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
         name = params.name
         arguments = params.arguments or {}
-        record = {"tool": name, "requestId": ctx.request_id, "time": time.time()}
+        record = {"tool": name, "requestId": ctx.request_id, "time": time.time(), "arguments": arguments}
         CALLS.append(record)
         recorded = calls.get(name)
         if recorded is None:
@@ -147,6 +147,12 @@ class Gate:
         path = scope["path"]
         if path == "/health":
             await PlainTextResponse("ok")(scope, receive, send)
+            return
+        if path.startswith("/redirect/"):
+            # A fault for the transport tests: 307 to the same peer under another host name.
+            host = dict(scope["headers"]).get(b"host", b"127.0.0.1").decode("latin-1")
+            location = f"http://localhost:{host.rsplit(':', 1)[-1]}{path[len('/redirect'):]}"
+            await Response(status_code=307, headers={"location": location})(scope, receive, send)
             return
         if path == "/peer/cancellations":
             await JSONResponse({"cancellations": CANCELLATIONS, "calls": CALLS})(scope, receive, send)

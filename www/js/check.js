@@ -1,9 +1,27 @@
 // "Check server" (contract §10, the parts a page can check): markers and contract versions, the
 // form-generation subset, seeds on stochastic tools, document rules, then per tool a sample call
-// validated and planned, the same seed reproducing the structure, and a call without the required
-// arguments refused. Each line is {status: "pass"|"fail"|"skip", text}.
+// validated and planned (the sample arguments are the schema's own examples where it has some), the
+// same seed reproducing the structure, and a call without the required arguments refused. A
+// server's refusal of a sample is a warning in its own words: the sample may just not suit it.
+// Each line is {status: "pass"|"fail"|"warn"|"skip", text}.
 import { buildArguments, initialValues, planApply } from "../pkg/megane_builder_client.js";
 import { planDigest } from "./provenance.js";
+
+/** §10 sample arguments: the form's initial values, with every top-level property the schema gives
+ *  examples for set to its first example as written (a whole-object example of the inputSchema
+ *  first), then built and validated like a form's. */
+function sampleArguments(button, context) {
+  const values = initialValues(button, context);
+  const schema = button.inputSchema ?? {};
+  const whole = Array.isArray(schema.examples) ? schema.examples.find((e) => e && typeof e === "object" && !Array.isArray(e)) : null;
+  if (whole) Object.assign(values, structuredClone(whole));
+  else {
+    for (const [key, property] of Object.entries(schema.properties ?? {})) {
+      if (Array.isArray(property?.examples) && property.examples.length > 0) values[key] = structuredClone(property.examples[0]);
+    }
+  }
+  return buildArguments(button, values, context);
+}
 
 export async function checkServer(entry, context, report) {
   const { toolbox, server } = entry;
@@ -25,22 +43,28 @@ export async function checkServer(entry, context, report) {
     if (m.document !== "none" && !button.form.documentProperty) line("fail", `${name}: document "${m.document}" but no document property (§4.3).`);
     if (m.document === "none" && button.form.documentProperty) line("fail", `${name}: a document property with document "none" (§4.3).`);
     if (m.document === "required" && !context.document) { line("skip", `${name}: sample call skipped — it needs an open structure.`); continue; }
-    const values = initialValues(button, context);
-    const built = buildArguments(button, values, context);
+    const built = sampleArguments(button, context);
     if (!built.ok) { line("skip", `${name}: no sample arguments (${built.errors[0].message})`); continue; }
     const first = await server.call(name, built.arguments, {});
-    if (!first.ok || !first.result) { line("fail", `${name}: the sample call failed: ${first.error ?? "not a Builder result"}`); continue; }
-    const planned = planApply(button, first.result, context.document, {});
-    if (!planned.ok) { line("fail", `${name}: the result cannot be applied: ${planned.error}`); continue; }
-    line("pass", `${name}: the sample call returned a valid result (${first.result.atomCount} atoms, ${planned.plan.mode}).`);
-    if (m.stochastic) {
+    const refusedSample = !first.ok && first.refused;
+    if (refusedSample) line("warn", `${name}: the server refused the sample arguments: ${first.error}`);
+    else if (!first.ok || !first.result) { line("fail", `${name}: the sample call failed: ${first.error ?? "not a Builder result"}`); continue; }
+    const planned = refusedSample ? null : planApply(button, first.result, context.document, {});
+    if (planned && !planned.ok) { line("fail", `${name}: the result cannot be applied: ${planned.error}`); continue; }
+    if (planned) line("pass", `${name}: the sample call returned a valid result (${first.result.atomCount} atoms, ${planned.plan.mode}).`);
+    if (planned && m.stochastic) {
       const again = await server.call(name, built.arguments, {});
       const replanned = again.ok && again.result ? planApply(button, again.result, context.document, {}) : null;
       if (!replanned?.ok) line("fail", `${name}: the repeated call failed: ${again.error ?? replanned?.error}`);
       else if (await planDigest(replanned.plan) === await planDigest(planned.plan)) line("pass", `${name}: the same seed reproduces the structure (SHA-256).`);
       else line("fail", `${name}: the same seed gave a different structure.`);
     }
+    // Only the tool's refusal (isError) or the server's -32602 counts: a timeout or a network
+    // failure says nothing about the tool.
     const empty = await server.call(name, {}, {});
-    line(empty.ok ? "fail" : "pass", empty.ok ? `${name}: a call without the required arguments was accepted.` : `${name}: a call without the required arguments is refused.`);
+    if (empty.ok) line("fail", `${name}: a call without the required arguments was accepted.`);
+    else if (empty.refused) line("pass", `${name}: a call without the required arguments is refused.`);
+    else if (empty.timedOut || empty.cancelled) line("skip", `${name}: the call without arguments could not be checked: ${empty.error}`);
+    else line("fail", `${name}: a call without the required arguments was not refused by the tool: ${empty.error}`);
   }
 }

@@ -65,6 +65,11 @@ export class DocumentModel {
     }, `opened ${name} (${n} atoms)`);
   }
 
+  /** Sets (or replaces) the cell, row-major 3×3 in Å, as one undo step; atoms do not move. */
+  setCell(cell) {
+    this.push({ ...this.state, cell: Array.from(cell), edits: this.state.edits + 1 }, "set_cell");
+  }
+
   /** Applies a plan from planApply. Returns the number of atoms it added or opened. */
   applyPlan(plan) {
     if (plan.mode === "new_document") {

@@ -10,7 +10,9 @@ const chosenUnits = new Map();
 /**
  * Renders `button`'s form into `container`.
  * host: {values, library, document (Structure|null), selection (number[]), parseMolblock,
- *        onChange() after every edit, rerender() when the form's shape changes}
+ *        onChange() after every edit, rerender() when the form's shape changes,
+ *        importMolFiles(files) to add molecules when the library is empty,
+ *        openCellEditor() to set the open structure's cell}
  */
 export function renderForm(container, button, host) {
   container.replaceChildren();
@@ -181,6 +183,14 @@ const CONTROLS = {
     return set;
   },
   molecule({ id, value, set, host }) {
+    if (host.library.length === 0) {
+      // Nothing to choose from: say how to add a molecule, right here (buildArguments keeps Run off).
+      const input = el("input", { id, type: "file", accept: ".mol,.sdf,chemical/x-mdl-molfile", multiple: true });
+      input.addEventListener("change", () => host.importMolFiles([...input.files]));
+      return el("div", { class: "library-empty" },
+        el("p", { class: "hint", text: "The molecule library is empty. Import a .mol file (V2000 with explicit hydrogens and 3D coordinates) to choose it here:" }),
+        el("label", { class: "file" }, el("span", { text: "Import .mol files… " }), input));
+    }
     const select = el("select", { id, class: "molecule" }, el("option", { value: "", text: "— choose a molecule —" }));
     for (const m of host.library) select.append(el("option", { value: m.name, text: m.name }));
     select.value = typeof value === "string" ? value : "";
@@ -264,6 +274,8 @@ const CONTROLS = {
     return el("span", {}, input, again);
   },
   document({ host }) {
-    return el("p", { class: "live", "data-live": "document", text: documentText(host.document) });
+    // Tools that fill the cell need one (buildArguments says so): the way to set it is right here.
+    const setCell = el("button", { type: "button", class: "set-cell", text: "Set cell…", onclick: () => host.openCellEditor() });
+    return el("div", {}, el("p", { class: "live", "data-live": "document", text: documentText(host.document) }), setCell);
   },
 };

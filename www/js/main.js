@@ -11,7 +11,8 @@ import { Servers, rememberedUrl } from "./servers.js";
 import { checkServer } from "./check.js";
 import { categoryIcon } from "./icons.js";
 
-const LIBRARY = ["water", "methanol", "ethanol", "acetonitrile", "benzene", "caffeine", "alanine_dipeptide"];
+// The sample library, committed in www/samples/molecules/ (see www/samples/README.md).
+const LIBRARY = ["water", "methanol", "ethanol", "acetonitrile", "benzene", "caffeine", "alanine_dipeptide", "ethylene"];
 
 const doc = new DocumentModel();
 const provenance = new ProvenanceLog();
@@ -47,8 +48,20 @@ function renderLibrary() {
   $("library-list").replaceChildren(...library.map((m) => {
     const parsed = parseMolblock(m.molblock);
     const atoms = parsed.ok ? `${parsed.molecule.elements.length} atoms, ${parsed.molecule.dimension}` : "unreadable";
-    return el("li", { text: `${m.name} (${atoms})${m.imported ? " — imported" : ""}` });
+    return el("li", { "data-molecule": m.name },
+      el("span", { text: `${m.name} (${atoms})${m.imported ? " — imported" : ""} ` }),
+      el("button", { type: "button", class: "remove-molecule", text: "Remove", title: `Remove ${m.name} from the library`, onclick: () => removeMolecule(m.name) }));
   }));
+  $("library-empty").hidden = library.length > 0;
+}
+
+/** Takes a molecule out of the library; an open form shows what is left (or how to add one). */
+function removeMolecule(name) {
+  const at = library.findIndex((m) => m.name === name);
+  if (at < 0) return;
+  library.splice(at, 1);
+  renderLibrary();
+  if (current) rerenderForm();
 }
 
 /** Imported mol files join the library under their file name; parseMolblock checks them first.
@@ -153,7 +166,7 @@ function formHost() {
   const ctx = formContext();
   return {
     values: current.values, library, document: ctx.document, selection: ctx.selection, parseMolblock,
-    onChange: refreshForm, rerender: rerenderForm,
+    onChange: refreshForm, rerender: rerenderForm, importMolFiles, openCellEditor,
   };
 }
 
@@ -294,10 +307,12 @@ async function runCheck(id) {
   running = { controller: new AbortController() };
   try {
     await checkServer(entry, formContext(), ({ status, text }) => {
-      list.append(el("li", { class: status, text: `${{ pass: "✓", fail: "✗", skip: "–" }[status]} ${text}` }));
+      list.append(el("li", { class: status, text: `${{ pass: "✓", fail: "✗", warn: "⚠", skip: "–" }[status]} ${text}` }));
     });
     const fails = list.querySelectorAll("li.fail").length;
-    $("check-state").textContent = fails ? `${fails} problem(s) found.` : "Every check passed.";
+    const warnings = list.querySelectorAll("li.warn").length;
+    const warned = warnings ? ` (${warnings} warning${warnings === 1 ? "" : "s"})` : "";
+    $("check-state").textContent = fails ? `${fails} problem(s) found${warned}.` : `Every check passed${warned}.`;
   } finally {
     running = null;
     refreshForm();
@@ -363,7 +378,44 @@ async function previewToolList(file) {
   if (!outcome.ok) say($("server-error"), `${file.name}: ${outcome.error}`, "error");
 }
 
+/** The reference server's tools/list as recorded (www/samples/tools-list.json), previewed. */
+async function previewSampleList() {
+  try {
+    const response = await fetch("samples/tools-list.json");
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    await previewToolList(new File([await response.blob()], "tools-list.json"));
+  } catch (error) {
+    say($("server-error"), `The sample tools/list could not be read: ${error.message}`, "error");
+  }
+}
+
 // ---- the document --------------------------------------------------------------------------
+
+/** Opens "Set cell…", prefilled with the cell's a, b, c, else the atoms' extent plus 10 Å. */
+function openCellEditor() {
+  const s = doc.state;
+  let abc = [20, 20, 20];
+  if (s.cell) abc = [0, 4, 8].map((k) => s.cell[k]);
+  else if (s.elements.length) {
+    abc = [0, 1, 2].map((k) => {
+      let lo = Infinity, hi = -Infinity;
+      for (let i = k; i < s.positions.length; i += 3) { lo = Math.min(lo, s.positions[i]); hi = Math.max(hi, s.positions[i]); }
+      return Math.round((hi - lo + 10) * 100) / 100;
+    });
+  }
+  ["cell-a", "cell-b", "cell-c"].forEach((id, i) => { $(id).value = String(abc[i]); });
+  $("cell-editor").open = true;
+  $("cell-a").focus();
+}
+
+function applyCell() {
+  const abc = ["cell-a", "cell-b", "cell-c"].map((id) => Number($(id).value));
+  if (!abc.every((x) => Number.isFinite(x) && x > 0)) { $("cell-msg").textContent = "Give a, b and c in Å, each above 0."; return; }
+  if (doc.atomCount === 0) { $("cell-msg").textContent = "Open or build a structure first."; return; }
+  doc.setCell([abc[0], 0, 0, 0, abc[1], 0, 0, 0, abc[2]]);
+  $("cell-msg").textContent = `Cell set: ${abc.join(" × ")} Å.`;
+  $("cell-editor").open = false;
+}
 
 async function openStructureFile(file) {
   const text = await file.text();
@@ -431,9 +483,12 @@ async function main() {
   $("server-url").value = rememberedUrl();
   $("connect-form").addEventListener("submit", (e) => { e.preventDefault(); connectTo($("server-url").value.trim(), $("server-token").value); });
   $("list-file").addEventListener("change", (e) => { if (e.target.files[0]) previewToolList(e.target.files[0]); e.target.value = ""; });
+  $("sample-list").addEventListener("click", previewSampleList);
   $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
   $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
   $("undo").addEventListener("click", () => { if (!running) doc.undo(); });
+  $("cell-editor").addEventListener("toggle", () => { if ($("cell-editor").open && !$("cell-a").value) openCellEditor(); });
+  $("cell-apply").addEventListener("click", () => { if (!running) applyCell(); });
   $("redo").addEventListener("click", () => { if (!running) doc.redo(); });
   // Ctrl/Cmd+Z and Ctrl/Cmd+Shift+Z (or Y), except while typing in a field.
   document.addEventListener("keydown", (e) => {

@@ -1,7 +1,7 @@
 // The tool servers the page uses at once: the in-page offline tools and any number of Streamable
 // HTTP servers. Each tool is addressed as (server id, tool name). The URL is remembered in
 // localStorage, the token never; the first connection to a URL is confirmed by the user (§9).
-import { connect, parseToolList } from "../pkg/megane_builder_client.js";
+import { checkServerUrl, connect, parseToolList } from "../pkg/megane_builder_client.js";
 import { offlineTools } from "../pkg/offline.js";
 
 const URL_KEY = "megane-demo.server-url";
@@ -60,6 +60,10 @@ export class Servers {
 
   /** Resolves to {ok: true} or {ok: false, error} with one line to show. */
   async connectRemote(url, token) {
+    // §9: a URL that carries a secret (?token=, user:pass@) is refused before it is confirmed,
+    // remembered or shown anywhere.
+    const checked = checkServerUrl(url);
+    if (!checked.ok) return { ok: false, error: checked.error };
     if (!confirmFirstConnection(url)) return { ok: false, error: "Not connected: you declined the connection." };
     const id = url; // the server id of the user's configuration: here, its URL
     const server = await connect(url, {
