@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::form::{build_form, plain_text, Form};
+use super::form::{plain_text, Form};
 use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
 
 /// §3/§9: image types an icon `data:` URI may carry.
@@ -421,8 +421,9 @@ pub fn form_for(input_schema: &Value) -> Result<Form, String> {
     if !input_schema.is_object() {
         return Err("the tool has no input schema".to_string());
     }
-    let form = build_form(input_schema)?;
-    if let Err(reason) = super::validate::compiled(input_schema).as_ref() {
+    let entry = super::validate::schema_entry(input_schema);
+    let form = entry.form(input_schema).clone()?;
+    if let Err(reason) = entry.validator(input_schema) {
         return Err(reason.clone());
     }
     Ok(form)

@@ -40,11 +40,33 @@ impl Problem {
 /// Most distinct schemas whose validators are kept (the least recently used is dropped first).
 pub const MAX_CACHED_VALIDATORS: usize = 64;
 
-/// A compiled schema, or why it does not compile (one line).
-pub type Compiled = Arc<Result<Validator, String>>;
+/// What is kept of one distinct schema: its validator and its §4.1 form, each made on first use.
+#[derive(Default)]
+pub struct SchemaEntry {
+    validator: OnceLock<Result<Validator, String>>,
+    form: OnceLock<Result<Form, String>>,
+}
+
+impl SchemaEntry {
+    /// The compiled validator of `input_schema` (the schema this entry was made for), or why it
+    /// does not compile (one line).
+    pub fn validator(&self, input_schema: &Value) -> &Result<Validator, String> {
+        self.validator.get_or_init(|| compile(input_schema))
+    }
+
+    /// The §4.1 form of `input_schema`, or why Builder cannot build one
+    /// ([`super::form::build_form`]).
+    pub fn form(&self, input_schema: &Value) -> &Result<Form, String> {
+        self.form
+            .get_or_init(|| super::form::build_form(input_schema))
+    }
+}
+
+/// A cached schema entry.
+pub type Compiled = Arc<SchemaEntry>;
 
 /// The cache: canonical schema text (RFC 8785 style, so key order and number spelling do not
-/// matter) → (compiled validator, last use).
+/// matter) → (entry, last use).
 #[derive(Default)]
 struct ValidatorCache {
     entries: HashMap<String, (Compiled, u64)>,
@@ -56,26 +78,20 @@ fn cache() -> &'static Mutex<ValidatorCache> {
     CACHE.get_or_init(Mutex::default)
 }
 
-/// §6: the validator of an `inputSchema`, compiled on first use and then taken from a cache keyed
-/// by the schema's canonical JSON (at most [`MAX_CACHED_VALIDATORS`] schemas; the least recently
-/// used is dropped). A schema that does not compile is cached too, with the one-line reason.
-pub fn compiled(input_schema: &Value) -> Compiled {
+/// §4.1/§6: the cache entry of an `inputSchema`, keyed by the schema's canonical JSON (at most
+/// [`MAX_CACHED_VALIDATORS`] schemas; the least recently used is dropped). Its validator and
+/// form are made once, on first use, however many tools share the schema.
+pub fn schema_entry(input_schema: &Value) -> Compiled {
     let key = canonical_json(input_schema);
-    {
-        let mut guard = cache().lock().unwrap_or_else(|e| e.into_inner());
-        let cache = &mut *guard;
-        cache.clock += 1;
-        if let Some((validator, used)) = cache.entries.get_mut(&key) {
-            *used = cache.clock;
-            return validator.clone();
-        }
-    }
-    // Compiled outside the lock: another thread may compile the same schema meanwhile (harmless).
-    let validator: Compiled = Arc::new(compile(input_schema));
     let mut guard = cache().lock().unwrap_or_else(|e| e.into_inner());
     let cache = &mut *guard;
     cache.clock += 1;
-    if cache.entries.len() >= MAX_CACHED_VALIDATORS && !cache.entries.contains_key(&key) {
+    let clock = cache.clock;
+    if let Some((entry, used)) = cache.entries.get_mut(&key) {
+        *used = clock;
+        return entry.clone();
+    }
+    if cache.entries.len() >= MAX_CACHED_VALIDATORS {
         let oldest = cache
             .entries
             .iter()
@@ -85,9 +101,17 @@ pub fn compiled(input_schema: &Value) -> Compiled {
             cache.entries.remove(&oldest);
         }
     }
-    let clock = cache.clock;
-    cache.entries.insert(key, (validator.clone(), clock));
-    validator
+    let entry = Compiled::default();
+    cache.entries.insert(key, (entry.clone(), clock));
+    entry
+}
+
+/// §6: the cache entry of an `inputSchema` with its validator compiled (once per distinct
+/// schema; a schema that does not compile keeps its one-line reason).
+pub fn compiled(input_schema: &Value) -> Compiled {
+    let entry = schema_entry(input_schema);
+    entry.validator(input_schema);
+    entry
 }
 
 /// How many validators the cache holds now (for tests and benchmarks).
@@ -136,8 +160,8 @@ fn schema_problems(
     arguments: &Value,
     skip: Option<&str>,
 ) -> Vec<Problem> {
-    let compiled = compiled(input_schema);
-    let validator = match compiled.as_ref() {
+    let entry = schema_entry(input_schema);
+    let validator = match entry.validator(input_schema) {
         Ok(v) => v,
         Err(e) => {
             return vec![Problem::new(

@@ -7,8 +7,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::interop::{
-    failure, from_js, from_js_or_default, plan_to_js, read_context, set, split_document,
-    string_array, success, to_js, ButtonRef,
+    failure, from_js, from_js_json, from_js_or_default, plan_to_js, read_context, set,
+    split_document, string_array, success, to_js, to_js_json, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply;
@@ -34,10 +34,10 @@ pub fn parse_tool_list(
     #[wasm_bindgen(js_name = listResultOrTools, unchecked_param_type = "unknown")] list: JsValue,
     #[wasm_bindgen(js_name = serverId)] server_id: Option<String>,
 ) -> Result<JsValue, JsError> {
-    let list: Value = from_js(list, "listResultOrTools")?;
+    let list: Value = from_js_json(list, "listResultOrTools")?;
     match discovery::parse_tool_list(&list, server_id.as_deref()) {
         Ok(toolbox) => {
-            let value = to_js(&toolbox)?;
+            let value = to_js_json(&toolbox)?;
             set(value.unchecked_ref(), "ok", true);
             Ok(value)
         }

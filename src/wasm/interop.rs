@@ -9,7 +9,6 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::contract::apply::{ApplyPlan, Snapshot};
-use crate::contract::form::build_form;
 use crate::contract::form::Form;
 use crate::contract::marker::Marker;
 use crate::contract::structure::{StringColumn, Structure};
@@ -27,6 +26,31 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
             .and_then(|text| js_sys::JSON::parse(&text).ok())
             .ok_or_else(|| JsError::new(&format!("cannot convert to JavaScript: {direct}")))
     })
+}
+
+/// Reads a large plain-data JavaScript value (a tools/list result) through JSON text: one
+/// `JSON.stringify` and one `serde_json` parse cost a fraction of serde-wasm-bindgen's call into
+/// JavaScript per value. A value JSON cannot carry (a cycle, a `BigInt`) goes the direct way.
+pub fn from_js_json<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsError> {
+    let text = js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|t| t.as_string());
+    match text.and_then(|t| serde_json::from_str(&t).ok()) {
+        Some(parsed) => Ok(parsed),
+        None => from_js(value, what),
+    }
+}
+
+/// Serialises a large value (a toolbox) through JSON text and `JSON.parse`: plain objects and
+/// numbers, as [`to_js`] gives, at a fraction of the cost.
+pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    match serde_json::to_string(value)
+        .ok()
+        .and_then(|text| js_sys::JSON::parse(&text).ok())
+    {
+        Some(parsed) => Ok(parsed),
+        None => to_js(value),
+    }
 }
 
 /// Reads a JavaScript value into a Rust type; `what` names the argument in the error.
@@ -93,7 +117,10 @@ impl ButtonRef {
         if !self.input_schema.is_object() {
             return Err("Builder cannot build a form: the tool has no input schema".to_string());
         }
-        build_form(&self.input_schema).map_err(|e| format!("Builder cannot build a form: {e}"))
+        crate::contract::validate::schema_entry(&self.input_schema)
+            .form(&self.input_schema)
+            .clone()
+            .map_err(|e| format!("Builder cannot build a form: {e}"))
     }
 }
 
