@@ -323,3 +323,99 @@ fn integers_beyond_two_to_the_53_neither_throw_nor_pass_silently() {
         .unwrap()
         .starts_with("structure.residueIds[0]"));
 }
+
+/// Issue 15: the §4.3 document is taken once and carried as the host's own object; the typed
+/// §5.1 check refuses a bad one at `document`; a new object or a new `documentVersion` is taken
+/// again, and a new object under the same version is not.
+#[wasm_bindgen_test]
+fn the_document_is_taken_once_and_carried_as_the_hosts_object() {
+    let solvate = button("solvate");
+    let document = get(&get(&parse(CALL_SOLVATE), "arguments"), "document");
+    let context = library_context(document.clone());
+    let values = initial_values(solvate.clone(), context.clone()).unwrap();
+    for _ in 0..3 {
+        let built = build_arguments(solvate.clone(), values.clone(), context.clone()).unwrap();
+        assert_eq!(
+            get(&built, "ok"),
+            JsValue::TRUE,
+            "{:?}",
+            JSON::stringify(&built)
+        );
+        let args = get(&built, "arguments");
+        assert!(
+            get(&args, "document") == document,
+            "the arguments carry the host's object itself"
+        );
+        let problems: Array = validate_arguments(solvate.clone(), args)
+            .unwrap()
+            .unchecked_into();
+        assert_eq!(problems.length(), 0);
+    }
+    // A new object with a bond to an atom that does not exist: refused at `document`.
+    let bad = JSON::parse(&JSON::stringify(&document).unwrap().as_string().unwrap()).unwrap();
+    Reflect::set(&bad, &"bonds".into(), &parse("[[0, 7]]")).unwrap();
+    let built = build_arguments(
+        solvate.clone(),
+        values.clone(),
+        library_context(bad.clone()),
+    )
+    .unwrap();
+    assert_eq!(get(&built, "ok"), JsValue::FALSE);
+    let first = Array::from(&get(&built, "errors")).get(0);
+    assert_eq!(get(&first, "path").as_string().unwrap(), "document");
+    assert!(get(&first, "message")
+        .as_string()
+        .unwrap()
+        .contains("structure.bonds[0]"));
+    let args = obj(&[
+        ("document", bad.clone()),
+        ("seed", 1.into()),
+        (
+            "solvent",
+            obj(&[("name", "water".into()), ("molblock", WATER.into())]),
+        ),
+    ]);
+    let problems: Array = validate_arguments(solvate.clone(), args)
+        .unwrap()
+        .unchecked_into();
+    assert_eq!(
+        get(&problems.get(0), "path").as_string().unwrap(),
+        "document"
+    );
+    // Versions: the good document under version 1, then the bad object under version 2 (taken
+    // again: refused), then a copy of the good one under version 2 (not taken again: the host
+    // said nothing changed, so the check of version 2 stands).
+    let versioned = |doc: &JsValue, version: u32| {
+        let c = library_context(doc.clone());
+        Reflect::set(&c, &"documentVersion".into(), &version.into()).unwrap();
+        get(
+            &build_arguments(solvate.clone(), values.clone(), c).unwrap(),
+            "ok",
+        )
+    };
+    assert_eq!(versioned(&document, 1), JsValue::TRUE);
+    assert_eq!(versioned(&bad, 2), JsValue::FALSE);
+    let copy = JSON::parse(&JSON::stringify(&document).unwrap().as_string().unwrap()).unwrap();
+    assert_eq!(versioned(&copy, 2), JsValue::FALSE);
+    assert_eq!(versioned(&copy, 3), JsValue::TRUE);
+    // Typed arrays the host already has are taken as they are.
+    let typed = obj(&[
+        ("elements", Uint8Array::from(&[8u8, 1, 1][..]).into()),
+        (
+            "positions",
+            js_sys::Float64Array::from(
+                &[10.0, 10.0, 10.0, 10.96, 10.0, 10.0, 9.76, 10.93, 10.0][..],
+            )
+            .into(),
+        ),
+        ("cell", parse("[20, 0, 0, 0, 20, 0, 0, 0, 20]")),
+        ("bonds", parse("[[0, 1], [0, 2]]")),
+    ]);
+    let built = build_arguments(solvate, values, library_context(typed)).unwrap();
+    assert_eq!(
+        get(&built, "ok"),
+        JsValue::TRUE,
+        "{:?}",
+        JSON::stringify(&built)
+    );
+}

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::form::{build_form, plain_text, Form};
+use super::form::{plain_text, Form};
 use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
 
 /// §3/§9: image types an icon `data:` URI may carry.
@@ -412,12 +412,20 @@ fn make_button(
 }
 
 /// §4.1 form plus a check that the schema compiles as JSON Schema (so Run can validate, §6).
+///
+/// Decided up front, when the toolbox is made, so a button whose schema does not compile is
+/// disabled with the reason before anyone opens it. The validator goes into the shared cache
+/// ([`super::validate::compiled`]): a schema repeated under many tool names, or seen again by a
+/// form or an offline call, is compiled once.
 pub fn form_for(input_schema: &Value) -> Result<Form, String> {
     if !input_schema.is_object() {
         return Err("the tool has no input schema".to_string());
     }
-    let form = build_form(input_schema)?;
-    super::validate::compile(input_schema)?;
+    let entry = super::validate::schema_entry(input_schema);
+    let form = entry.form(input_schema).clone()?;
+    if let Err(reason) = entry.validator(input_schema) {
+        return Err(reason.clone());
+    }
     Ok(form)
 }
 

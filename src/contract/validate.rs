@@ -1,12 +1,22 @@
 //! §6: arguments are validated against the tool's `inputSchema` (crate `jsonschema`, draft 2020-12
 //! unless the schema names another) before Run, and every problem is said in words a chemist
 //! understands, addressed to the form field it concerns.
+//!
+//! Compiling a schema costs milliseconds, validating small arguments microseconds: validators
+//! are compiled once per distinct schema and kept in a bounded cache ([`compiled`]) that
+//! discovery, form validation and the offline tools share. The §4.3 document is not walked by
+//! `jsonschema` on every keystroke: [`validate_with_document`] takes the typed §5.1 check made
+//! once per document and validates the rest of the arguments with a stand-in in its place.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{JsonType, Validator};
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize as _, Serialize};
+use serde_json::{json, Map, Value};
 
+use super::canonical::canonical_json;
 use super::form::{Control, Field, Form};
 
 /// One reason Run is not possible: the field's path (`components/0/count`, empty for the whole
@@ -27,7 +37,97 @@ impl Problem {
     }
 }
 
-/// Compiles an `inputSchema`; the error (one line) says why it is not usable JSON Schema.
+/// Most distinct schemas whose validators are kept (the least recently used is dropped first).
+pub const MAX_CACHED_VALIDATORS: usize = 64;
+
+/// What is kept of one distinct schema: its validator and its §4.1 form, each made on first use.
+#[derive(Default)]
+pub struct SchemaEntry {
+    validator: OnceLock<Result<Validator, String>>,
+    form: OnceLock<Result<Form, String>>,
+}
+
+impl SchemaEntry {
+    /// The compiled validator of `input_schema` (the schema this entry was made for), or why it
+    /// does not compile (one line).
+    pub fn validator(&self, input_schema: &Value) -> &Result<Validator, String> {
+        self.validator.get_or_init(|| compile(input_schema))
+    }
+
+    /// The §4.1 form of `input_schema`, or why Builder cannot build one
+    /// ([`super::form::build_form`]).
+    pub fn form(&self, input_schema: &Value) -> &Result<Form, String> {
+        self.form
+            .get_or_init(|| super::form::build_form(input_schema))
+    }
+}
+
+/// A cached schema entry.
+pub type Compiled = Arc<SchemaEntry>;
+
+/// The cache: canonical schema text (RFC 8785 style, so key order and number spelling do not
+/// matter) → (entry, last use).
+#[derive(Default)]
+struct ValidatorCache {
+    entries: HashMap<String, (Compiled, u64)>,
+    clock: u64,
+}
+
+fn cache() -> &'static Mutex<ValidatorCache> {
+    static CACHE: OnceLock<Mutex<ValidatorCache>> = OnceLock::new();
+    CACHE.get_or_init(Mutex::default)
+}
+
+/// §4.1/§6: the cache entry of an `inputSchema`, keyed by the schema's canonical JSON (at most
+/// [`MAX_CACHED_VALIDATORS`] schemas; the least recently used is dropped). Its validator and
+/// form are made once, on first use, however many tools share the schema.
+pub fn schema_entry(input_schema: &Value) -> Compiled {
+    let key = canonical_json(input_schema);
+    let mut guard = cache().lock().unwrap_or_else(|e| e.into_inner());
+    let cache = &mut *guard;
+    cache.clock += 1;
+    let clock = cache.clock;
+    if let Some((entry, used)) = cache.entries.get_mut(&key) {
+        *used = clock;
+        return entry.clone();
+    }
+    if cache.entries.len() >= MAX_CACHED_VALIDATORS {
+        let oldest = cache
+            .entries
+            .iter()
+            .min_by_key(|(_, (_, used))| *used)
+            .map(|(k, _)| k.clone());
+        if let Some(oldest) = oldest {
+            cache.entries.remove(&oldest);
+        }
+    }
+    let entry = Compiled::default();
+    cache.entries.insert(key, (entry.clone(), clock));
+    entry
+}
+
+/// §6: the cache entry of an `inputSchema` with its validator compiled (once per distinct
+/// schema; a schema that does not compile keeps its one-line reason).
+pub fn compiled(input_schema: &Value) -> Compiled {
+    let entry = schema_entry(input_schema);
+    entry.validator(input_schema);
+    entry
+}
+
+/// How many validators the cache holds now (for tests and benchmarks).
+pub fn cached_validators() -> usize {
+    cache().lock().map(|c| c.entries.len()).unwrap_or(0)
+}
+
+/// Empties the validator cache (benchmarks measure a cold start with it).
+pub fn clear_validator_cache() {
+    if let Ok(mut cache) = cache().lock() {
+        cache.entries.clear();
+    }
+}
+
+/// Compiles an `inputSchema` (uncached: use [`compiled`]); the error (one line) says why it is
+/// not usable JSON Schema.
 pub fn compile(input_schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
@@ -49,7 +149,19 @@ pub fn validate_arguments(
     form: Option<&Form>,
     arguments: &Value,
 ) -> Vec<Problem> {
-    let validator = match compile(input_schema) {
+    schema_problems(input_schema, form, arguments, None)
+}
+
+/// The problems `jsonschema` finds, except those inside the per-atom arrays of the document
+/// property `skip` (a stand-in's).
+fn schema_problems(
+    input_schema: &Value,
+    form: Option<&Form>,
+    arguments: &Value,
+    skip: Option<&str>,
+) -> Vec<Problem> {
+    let entry = schema_entry(input_schema);
+    let validator = match entry.validator(input_schema) {
         Ok(v) => v,
         Err(e) => {
             return vec![Problem::new(
@@ -68,12 +180,124 @@ pub fn validate_arguments(
             .skip(1)
             .map(unescape_pointer)
             .collect();
+        // Inside the document's stand-in, only its own level and its cell are the document's:
+        // the per-atom arrays were emptied, and the typed §5.1 check has judged them.
+        if skip.is_some()
+            && segments.first().map(String::as_str) == skip
+            && segments.get(1).is_some_and(|field| field != "cell")
+        {
+            continue;
+        }
         let problem = describe(error.kind(), &segments, fields);
         if !problems.contains(&problem) {
             problems.push(problem);
         }
     }
     problems
+}
+
+/// §4.3: what the typed §5.1 validator found in the open document, checked once per document
+/// (the JS API keeps it for as long as the host passes the same document object).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentCheck {
+    /// Number of atoms N.
+    pub n_atoms: usize,
+    /// The row-major 3×3 cell in Å, when the document is periodic.
+    pub cell: Option<[f64; 9]>,
+    /// Why the document is not a valid §5.1 Structure (one line, `structure.<field>…: …`), if it
+    /// is not.
+    pub problem: Option<String>,
+    /// The document's own field names, in order (its stand-in has the same ones).
+    pub keys: Vec<String>,
+}
+
+impl DocumentCheck {
+    /// Checks a typed document, whose wire object had the fields `keys`, against every §5.1 rule.
+    pub fn of_structure(
+        structure: &super::structure::Structure,
+        keys: Vec<String>,
+    ) -> DocumentCheck {
+        DocumentCheck {
+            n_atoms: structure.n_atoms(),
+            cell: structure.cell,
+            problem: structure.validate().err(),
+            keys,
+        }
+    }
+
+    /// Reads a document sent as JSON into typed vectors (wire errors name the field), then checks it.
+    pub fn of_json(document: &Value) -> DocumentCheck {
+        let keys = document
+            .as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default();
+        match super::structure::Structure::deserialize(document) {
+            Ok(structure) => DocumentCheck::of_structure(&structure, keys),
+            Err(e) => DocumentCheck::unreadable(&e.to_string(), keys),
+        }
+    }
+
+    /// A document whose wire form cannot be read (`error` names the field).
+    pub fn unreadable(error: &str, keys: Vec<String>) -> DocumentCheck {
+        DocumentCheck {
+            n_atoms: 0,
+            cell: None,
+            problem: Some(one_line(error)),
+            keys,
+        }
+    }
+
+    /// A small value the §4.3 document's place in the arguments holds while the rest is validated:
+    /// the document's fields with every per-atom array emptied and its cell kept, so the schema
+    /// still judges which fields there are (`required`, `additionalProperties`) and the cell.
+    pub fn stand_in(&self) -> Value {
+        let mut out = Map::new();
+        for key in &self.keys {
+            let value = if key == "cell" {
+                json!(self.cell)
+            } else {
+                json!([])
+            };
+            out.insert(key.clone(), value);
+        }
+        Value::Object(out)
+    }
+}
+
+/// §4.3/§6: every problem of `arguments` whose document property `document_property` holds a
+/// stand-in (or nothing) while the document itself was checked by the typed §5.1 validator:
+/// the document's problem first (path = the property), then `jsonschema`'s for the rest.
+/// Costs what the small arguments cost, whatever the document's size.
+pub fn validate_with_document(
+    input_schema: &Value,
+    form: Option<&Form>,
+    arguments: &Map<String, Value>,
+    document_property: &str,
+    document: Option<&DocumentCheck>,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if let Some(problem) = document.and_then(|d| d.problem.as_ref()) {
+        problems.push(document_problem(document_property, problem));
+    }
+    let mut with_stand_in = arguments.clone();
+    if let Some(document) = document {
+        with_stand_in.insert(document_property.to_string(), document.stand_in());
+    }
+    problems.extend(schema_problems(
+        input_schema,
+        form,
+        &Value::Object(with_stand_in),
+        Some(document_property),
+    ));
+    problems
+}
+
+/// The problem of a document that is not a valid §5.1 Structure.
+pub fn document_problem(document_property: &str, problem: &str) -> Problem {
+    Problem::new(
+        document_property,
+        format!("The open document is not a valid structure: {problem}."),
+    )
 }
 
 /// The label of the field at `segments` (`["components", "0", "count"]` →

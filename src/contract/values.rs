@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::form::{Control, Field, Form};
 use super::marker::{Apply, Category, Marker};
-use super::validate::{format_f64, validate_arguments, Problem};
+use super::validate::{format_f64, validate_with_document, DocumentCheck, Problem};
 use crate::chem::elements;
 
 /// A molecule of the Builder library (§4.2): what a molecule widget chooses from.
@@ -33,6 +33,12 @@ pub struct FormContext {
     /// §4.3: the open document as a Structure payload (elements, positions, cell, bonds, …), or
     /// `None` when nothing is open.
     pub document: Option<Value>,
+    /// §4.3: the open document already checked by the typed §5.1 validator, for a caller that
+    /// keeps the document itself (the JS API takes it once per document object). When set, it
+    /// stands for the document and `document` is not read: the arguments then hold the
+    /// document's stand-in ([`DocumentCheck::stand_in`]), which the caller replaces.
+    #[serde(skip)]
+    pub document_check: Option<DocumentCheck>,
     /// Whether the open document may be edited (false while History › Show original is on).
     pub document_editable: Option<bool>,
     /// §4.2: the atoms selected in the 3D view, indices into the document.
@@ -135,6 +141,9 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
 
 /// The open document's cell when it has one (9 finite numbers).
 fn document_cell(context: &FormContext) -> Option<[f64; 9]> {
+    if let Some(check) = &context.document_check {
+        return check.cell.filter(|c| c.iter().all(|x| x.is_finite()));
+    }
     let cell = context.document.as_ref()?.get("cell")?.as_array()?;
     let numbers: Vec<f64> = cell
         .iter()
@@ -148,6 +157,10 @@ fn document_cell(context: &FormContext) -> Option<[f64; 9]> {
 ///
 /// Returns every problem (conversion and schema) with the field path; Run must stay disabled while
 /// any remains. An `insert` tool needs an open, editable document (§5.2).
+///
+/// The §4.3 document is checked by the typed §5.1 validator (once per document when the caller
+/// gives [`FormContext::document_check`]), never walked by `jsonschema`; the other arguments are
+/// validated against the schema with a stand-in in the document's place.
 pub fn build_arguments(
     marker: &Marker,
     form: &Form,
@@ -155,9 +168,18 @@ pub fn build_arguments(
     values: &Value,
     context: &FormContext,
 ) -> Result<Value, Vec<Problem>> {
+    let computed;
+    let document = match (&context.document_check, &context.document) {
+        (Some(check), _) => Some(check),
+        (None, Some(json)) => {
+            computed = DocumentCheck::of_json(json);
+            Some(&computed)
+        }
+        (None, None) => None,
+    };
     let mut problems = Vec::new();
     if marker.apply == Apply::Insert {
-        if context.document.is_none() {
+        if document.is_none() {
             problems.push(Problem::new(
                 "",
                 "Open a document first: this tool adds atoms to the open structure.",
@@ -174,16 +196,27 @@ pub fn build_arguments(
     }
     let empty = Map::new();
     let values = values.as_object().unwrap_or(&empty);
-    let arguments = convert_object(&form.fields, values, "", context, &mut problems);
-    let arguments = Value::Object(arguments);
+    let mut arguments = convert_object(&form.fields, values, "", context, &mut problems);
+    let document_property = form.document_property.as_deref().unwrap_or_default();
     if problems.is_empty() {
-        problems.extend(validate_arguments(input_schema, Some(form), &arguments));
+        problems.extend(validate_with_document(
+            input_schema,
+            Some(form),
+            &arguments,
+            document_property,
+            document,
+        ));
     }
-    if problems.is_empty() {
-        Ok(arguments)
-    } else {
-        Err(problems)
+    if !problems.is_empty() {
+        return Err(problems);
     }
+    if let (Some(slot), Some(check)) = (arguments.get_mut(document_property), document) {
+        *slot = match (&context.document_check, &context.document) {
+            (None, Some(json)) => json.clone(),
+            _ => check.stand_in(),
+        };
+    }
+    Ok(Value::Object(arguments))
 }
 
 fn convert_object(
@@ -258,7 +291,11 @@ fn convert_field(
 ) -> Converted {
     let one = |message: String| Err(vec![Problem::new(path, message)]);
     match &field.control {
-        Control::Document => Ok(context.document.clone()),
+        // A placeholder: `build_arguments` validates with the document's stand-in, then puts the
+        // document (or the stand-in, for a caller that keeps the document) in its place.
+        Control::Document => Ok(
+            (context.document.is_some() || context.document_check.is_some()).then_some(Value::Null),
+        ),
         Control::Selection => {
             Ok((!context.selection.is_empty() || field.required).then(|| json!(context.selection)))
         }

@@ -7,7 +7,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::interop::{
-    failure, from_js, from_js_or_default, plan_to_js, set, string_array, success, to_js, ButtonRef,
+    failure, from_js, from_js_json, from_js_or_default, plan_to_js, read_context, set,
+    split_document, string_array, success, to_js, to_js_json, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply_as;
@@ -17,7 +18,9 @@ use crate::contract::provenance::{self, ServerIdentity};
 use crate::contract::result::{self, ResultLimits};
 use crate::contract::structure::Structure;
 use crate::contract::timing::{call_timeout_ms, progress_style, ProgressStyle};
-use crate::contract::validate::validate_arguments as validate_against_schema;
+use crate::contract::validate::{
+    validate_arguments as validate_against_schema, validate_with_document,
+};
 use crate::contract::values::{self, FormContext};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -31,10 +34,10 @@ pub fn parse_tool_list(
     #[wasm_bindgen(js_name = listResultOrTools, unchecked_param_type = "unknown")] list: JsValue,
     #[wasm_bindgen(js_name = serverId)] server_id: Option<String>,
 ) -> Result<JsValue, JsError> {
-    let list: Value = from_js(list, "listResultOrTools")?;
+    let list: Value = from_js_json(list, "listResultOrTools")?;
     match discovery::parse_tool_list(&list, server_id.as_deref()) {
         Ok(toolbox) => {
-            let value = to_js(&toolbox)?;
+            let value = to_js_json(&toolbox)?;
             set(value.unchecked_ref(), "ok", true);
             Ok(value)
         }
@@ -44,7 +47,7 @@ pub fn parse_tool_list(
 
 /// A fresh seed from the host's random source when the context gives none (§4.2 seed).
 fn context_with_seed(context: JsValue) -> Result<FormContext, JsError> {
-    let mut context: FormContext = from_js_or_default(context, "context")?;
+    let (mut context, _) = read_context(context)?;
     if context.random_seed.is_none() {
         context.random_seed = Some((js_sys::Math::random() * 2_147_483_647.0) as u64);
     }
@@ -67,6 +70,9 @@ pub fn initial_values(
 }
 
 /// §4–§6: form values → `{ok: true, arguments}` or `{ok: false, errors: [{path, message}]}`.
+///
+/// `context.document` is taken once per document object (or `documentVersion`) and checked by
+/// the typed §5.1 validator; the arguments carry that same object, never a copy.
 #[wasm_bindgen(js_name = buildArguments, unchecked_return_type = "BuildOutcome")]
 pub fn build_arguments(
     #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
@@ -74,22 +80,34 @@ pub fn build_arguments(
     #[wasm_bindgen(unchecked_param_type = "FormContext | null | undefined")] context: JsValue,
 ) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
-    let context: FormContext = from_js_or_default(context, "context")?;
+    let (context, document) = read_context(context)?;
     let form_values: Value = from_js_or_default(form_values, "values")?;
-    let outcome = button
-        .form()
-        .map_err(|reason| vec![crate::contract::validate::Problem::new("", reason)])
+    let form = button.form();
+    let outcome = form
+        .as_ref()
+        .map_err(|reason| vec![crate::contract::validate::Problem::new("", reason.clone())])
         .and_then(|form| {
             values::build_arguments(
                 &button.marker,
-                &form,
+                form,
                 &button.input_schema,
                 &form_values,
                 &context,
             )
         });
     match outcome {
-        Ok(arguments) => Ok(success("arguments", to_js(&arguments)?)),
+        Ok(arguments) => {
+            let arguments = to_js(&arguments)?;
+            // The document's stand-in is replaced by the host's own object.
+            let property = form.ok().and_then(|f| f.document_property);
+            if let (Some(property), Some(document)) = (property, document) {
+                if js_sys::Reflect::has(&arguments, &JsValue::from_str(&property)).unwrap_or(false)
+                {
+                    set(arguments.unchecked_ref(), &property, document);
+                }
+            }
+            Ok(success("arguments", arguments))
+        }
         Err(problems) => {
             let object = Object::new();
             set(&object, "ok", false);
@@ -100,14 +118,29 @@ pub fn build_arguments(
 }
 
 /// §6: every problem of `args` against the button's `inputSchema`: `[{path, message}]`.
+///
+/// The complete check made once before Run. A §4.3 document object in `args` is checked by the
+/// typed §5.1 validator (taken once: the object `buildArguments` put there is already checked)
+/// and the rest against the schema.
 #[wasm_bindgen(js_name = validateArguments, unchecked_return_type = "Problem[]")]
 pub fn validate_arguments(
     #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
 ) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
-    let args: Value = from_js_or_default(args, "args")?;
     let form = button.form().ok();
+    if let Some(property) = form.as_ref().and_then(|f| f.document_property.clone()) {
+        if let Some((rest, document)) = split_document(&args, &property)? {
+            return to_js(&validate_with_document(
+                &button.input_schema,
+                form.as_ref(),
+                &rest,
+                &property,
+                Some(&document),
+            ));
+        }
+    }
+    let args: Value = from_js_or_default(args, "args")?;
     to_js(&validate_against_schema(
         &button.input_schema,
         form.as_ref(),

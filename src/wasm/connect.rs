@@ -12,7 +12,7 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::interop::{failure, from_js_or_default, set, string_array, to_js};
+use super::interop::{failure, from_js_or_default, set, string_array, to_js, to_js_json};
 use crate::contract::discovery::{parse_tool_list, Toolbox};
 use crate::contract::result::interpret_call_value;
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
@@ -135,7 +135,7 @@ async fn connect_inner(
         Ok(t) => t,
         Err(e) => return failure(&e),
     };
-    let toolbox_js = match to_js(&toolbox) {
+    let toolbox_js = match to_js_json(&toolbox) {
         Ok(v) => v,
         Err(_) => return failure("The tool list could not be converted for the page."),
     };
@@ -179,7 +179,7 @@ async fn refresh(shared: &Rc<RefCell<Shared>>) -> Result<JsValue, String> {
         (s.client.clone(), s.server_id.clone())
     };
     let toolbox = list_toolbox(&client, &server_id).await?;
-    let toolbox_js = to_js(&toolbox)
+    let toolbox_js = to_js_json(&toolbox)
         .map_err(|_| "The tool list could not be converted for the page.".to_string())?;
     set(toolbox_js.unchecked_ref(), "ok", true);
     let mut s = shared.borrow_mut();

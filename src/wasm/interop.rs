@@ -9,10 +9,11 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use crate::contract::apply::{ApplyPlan, Snapshot};
-use crate::contract::form::build_form;
 use crate::contract::form::Form;
 use crate::contract::marker::Marker;
-use crate::contract::structure::StringColumn;
+use crate::contract::structure::{StringColumn, Structure};
+use crate::contract::validate::DocumentCheck;
+use crate::contract::values::FormContext;
 
 /// Serialises to plain JavaScript objects (not `Map`s), numbers as numbers. A server may send an
 /// integer beyond 2^53 (a schema's `maximum`, a provenance value), which the direct conversion
@@ -25,6 +26,31 @@ pub fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
             .and_then(|text| js_sys::JSON::parse(&text).ok())
             .ok_or_else(|| JsError::new(&format!("cannot convert to JavaScript: {direct}")))
     })
+}
+
+/// Reads a large plain-data JavaScript value (a tools/list result) through JSON text: one
+/// `JSON.stringify` and one `serde_json` parse cost a fraction of serde-wasm-bindgen's call into
+/// JavaScript per value. A value JSON cannot carry (a cycle, a `BigInt`) goes the direct way.
+pub fn from_js_json<T: DeserializeOwned>(value: JsValue, what: &str) -> Result<T, JsError> {
+    let text = js_sys::JSON::stringify(&value)
+        .ok()
+        .and_then(|t| t.as_string());
+    match text.and_then(|t| serde_json::from_str(&t).ok()) {
+        Some(parsed) => Ok(parsed),
+        None => from_js(value, what),
+    }
+}
+
+/// Serialises a large value (a toolbox) through JSON text and `JSON.parse`: plain objects and
+/// numbers, as [`to_js`] gives, at a fraction of the cost.
+pub fn to_js_json<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    match serde_json::to_string(value)
+        .ok()
+        .and_then(|text| js_sys::JSON::parse(&text).ok())
+    {
+        Some(parsed) => Ok(parsed),
+        None => to_js(value),
+    }
 }
 
 /// Reads a JavaScript value into a Rust type; `what` names the argument in the error.
@@ -91,7 +117,10 @@ impl ButtonRef {
         if !self.input_schema.is_object() {
             return Err("Builder cannot build a form: the tool has no input schema".to_string());
         }
-        build_form(&self.input_schema).map_err(|e| format!("Builder cannot build a form: {e}"))
+        crate::contract::validate::schema_entry(&self.input_schema)
+            .form(&self.input_schema)
+            .clone()
+            .map_err(|e| format!("Builder cannot build a form: {e}"))
     }
 }
 
@@ -319,4 +348,221 @@ pub fn plan_to_js(plan: &ApplyPlan) -> Result<JsValue, JsError> {
 /// A JavaScript array of strings.
 pub fn string_array(items: &[String]) -> Array {
     items.iter().map(|s| JsValue::from_str(s)).collect()
+}
+
+// §4.3: the open document is taken once. A form calls `buildArguments` on every keystroke with
+// the same document; converting a 300 000-atom document from JavaScript each time (one call
+// into JavaScript per number through serde-wasm-bindgen) was most of a keystroke's cost. The
+// document's plain arrays are copied into typed arrays by a JavaScript loop (typed arrays the
+// host already has are used as they are), checked by the typed §5.1 validator, and only the
+// outcome is kept, keyed by the object (or by the host's `documentVersion`). A document with
+// other fields, or values the loop does not take (not a whole number, out of range), goes
+// through the exact serde path, whose errors name the field.
+#[wasm_bindgen(inline_js = r#"
+const FIELDS = new Set(["elements", "positions", "cell", "bonds", "bondOrders"]);
+function bytes(a) {
+  if (a instanceof Uint8Array) return a;
+  if (!Array.isArray(a)) return null;
+  const out = new Uint8Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 255) return null;
+    out[i] = x;
+  }
+  return out;
+}
+function doubles(a) {
+  if (a instanceof Float64Array) return a;
+  if (a instanceof Float32Array) return Float64Array.from(a);
+  if (!Array.isArray(a)) return null;
+  const out = new Float64Array(a.length);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (typeof x !== "number") return null;
+    out[i] = x;
+  }
+  return out;
+}
+function pairs(a) {
+  if (!Array.isArray(a)) return null;
+  const out = new Uint32Array(2 * a.length);
+  for (let k = 0; k < a.length; k++) {
+    const b = a[k];
+    if (!Array.isArray(b) || b.length !== 2) return null;
+    for (let j = 0; j < 2; j++) {
+      const x = b[j];
+      if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 4294967295) return null;
+      out[2 * k + j] = x;
+    }
+  }
+  return out;
+}
+export function takeStructure(doc) {
+  if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return null;
+  for (const key of Object.keys(doc)) if (!FIELDS.has(key)) return null;
+  if (!("cell" in doc)) return null;
+  const elements = bytes(doc.elements);
+  const positions = doubles(doc.positions);
+  const bonds = pairs(doc.bonds);
+  const cell = doc.cell === null ? null : doubles(doc.cell);
+  const orders = doc.bondOrders == null ? null : bytes(doc.bondOrders);
+  if (!elements || !positions || !bonds || (doc.cell !== null && (!cell || cell.length !== 9))) return null;
+  if (doc.bondOrders != null && !orders) return null;
+  return { elements, positions, cell, bonds, bondOrders: orders };
+}
+export function withoutKey(object, key) {
+  const copy = Object.assign({}, object);
+  delete copy[key];
+  return copy;
+}
+export function arrayLength(object, key) {
+  const a = object?.[key];
+  return a != null && typeof a.length === "number" ? a.length : -1;
+}
+"#)]
+extern "C" {
+    /// `{elements: Uint8Array, positions: Float64Array, cell: Float64Array | null, bonds:
+    /// Uint32Array (flat pairs), bondOrders: Uint8Array | null}`, or `null` when the document is
+    /// not one the fast copy takes.
+    #[wasm_bindgen(js_name = takeStructure)]
+    fn take_structure(document: &JsValue) -> JsValue;
+    /// A shallow copy of `object` without `key`.
+    #[wasm_bindgen(js_name = withoutKey)]
+    fn without_key(object: &JsValue, key: &str) -> JsValue;
+    /// `object[key].length`, or −1.
+    #[wasm_bindgen(js_name = arrayLength)]
+    fn array_length(object: &JsValue, key: &str) -> f64;
+}
+
+/// The last document taken: the object, the host's version (or `undefined`), a cheap fingerprint
+/// (lengths of elements and positions) and the typed check.
+struct TakenDocument {
+    object: JsValue,
+    version: JsValue,
+    fingerprint: (f64, f64),
+    check: DocumentCheck,
+}
+
+thread_local! {
+    static LAST_DOCUMENT: std::cell::RefCell<Option<TakenDocument>> = const { std::cell::RefCell::new(None) };
+}
+
+fn get(object: &JsValue, key: &str) -> JsValue {
+    Reflect::get(object, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+}
+
+/// §4.3: the typed §5.1 check of the open document, taken once. With a `version` (not
+/// `undefined`), the same version (and the same array lengths) means the same document even in a
+/// new object; without one, the same object does.
+pub fn take_document(document: &JsValue, version: &JsValue) -> DocumentCheck {
+    let fingerprint = (
+        array_length(document, "elements"),
+        array_length(document, "positions"),
+    );
+    let hit = LAST_DOCUMENT.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let taken = slot.as_mut()?;
+        let same = if version.is_undefined() {
+            taken.object == *document
+        } else {
+            taken.version == *version && taken.fingerprint == fingerprint
+        };
+        if !same {
+            return None;
+        }
+        taken.object = document.clone();
+        Some(taken.check.clone())
+    });
+    if let Some(check) = hit {
+        return check;
+    }
+    let check = check_document(document);
+    LAST_DOCUMENT.with(|slot| {
+        *slot.borrow_mut() = Some(TakenDocument {
+            object: document.clone(),
+            version: version.clone(),
+            fingerprint,
+            check: check.clone(),
+        })
+    });
+    check
+}
+
+/// Converts (fast copy, else the exact serde path) and checks a document.
+fn check_document(document: &JsValue) -> DocumentCheck {
+    let keys: Vec<String> = if document.is_object() && !Array::is_array(document) {
+        Object::keys(document.unchecked_ref::<Object>())
+            .iter()
+            .filter_map(|k| k.as_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let fast = take_structure(document);
+    if fast.is_object() {
+        let bytes = |key: &str| get(&fast, key).dyn_into::<Uint8Array>().ok();
+        let doubles = |key: &str| get(&fast, key).dyn_into::<Float64Array>().ok();
+        let flat: Vec<u32> = get(&fast, "bonds")
+            .dyn_into::<Uint32Array>()
+            .map(|b| b.to_vec())
+            .unwrap_or_default();
+        let cell = doubles("cell").map(|c| {
+            let mut out = [0.0; 9];
+            c.copy_to(&mut out);
+            out
+        });
+        let structure = Structure {
+            elements: bytes("elements").map(|e| e.to_vec()).unwrap_or_default(),
+            positions: doubles("positions").map(|p| p.to_vec()).unwrap_or_default(),
+            cell,
+            bonds: flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
+            bond_orders: bytes("bondOrders").map(|o| o.to_vec()),
+            ..Structure::default()
+        };
+        return DocumentCheck::of_structure(&structure, keys);
+    }
+    let deserializer = serde_wasm_bindgen::Deserializer::from(document.clone());
+    match Structure::deserialize(deserializer) {
+        Ok(structure) => DocumentCheck::of_structure(&structure, keys),
+        Err(e) => DocumentCheck::unreadable(&e.to_string(), keys),
+    }
+}
+
+/// A `FormContext` from JavaScript with the document taken once ([`take_document`]), never
+/// converted as a whole; also returns the document object itself, which the arguments carry.
+pub fn read_context(context: JsValue) -> Result<(FormContext, Option<JsValue>), JsError> {
+    if context.is_undefined() || context.is_null() {
+        return Ok((FormContext::default(), None));
+    }
+    let document = get(&context, "document");
+    if document.is_undefined() || document.is_null() {
+        return Ok((from_js(context, "context")?, None));
+    }
+    let version = get(&context, "documentVersion");
+    let mut form_context: FormContext = from_js(without_key(&context, "document"), "context")?;
+    form_context.document_check = Some(take_document(&document, &version));
+    Ok((form_context, Some(document)))
+}
+
+/// Arguments without their document, and the document's check.
+pub type SplitArguments = (serde_json::Map<String, Value>, DocumentCheck);
+
+/// Arguments from JavaScript whose `document_property` holds an object: that object taken once
+/// ([`take_document`]) and the rest converted; `None` when there is no such object.
+pub fn split_document(
+    args: &JsValue,
+    document_property: &str,
+) -> Result<Option<SplitArguments>, JsError> {
+    if !args.is_object() {
+        return Ok(None);
+    }
+    let document = get(args, document_property);
+    if !document.is_object() {
+        return Ok(None);
+    }
+    let rest: Value = from_js(without_key(args, document_property), "args")?;
+    let Value::Object(rest) = rest else {
+        return Ok(None);
+    };
+    Ok(Some((rest, take_document(&document, &JsValue::UNDEFINED))))
 }

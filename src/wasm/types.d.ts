@@ -127,7 +127,14 @@ export interface LibraryMolecule { name: string; molblock?: string; smiles?: str
 
 /** What the host knows when it fills a form. */
 export interface FormContext {
+  /** §4.3: the open document. It is taken (copied and checked against §5.1) once per object, or
+   *  once per `documentVersion` when given, not on every keystroke; `buildArguments` puts this
+   *  same object in the arguments. Do not change a document object in place: pass a new object
+   *  or a new `documentVersion` when the document changes. */
   document?: Structure | null;
+  /** Optional: a value that changes whenever the open document changes (an edit counter that is
+   *  never reused). With it, a new object with the same version is not taken again. */
+  documentVersion?: string | number;
   documentEditable?: boolean;
   selection?: number[];
   library?: LibraryMolecule[];

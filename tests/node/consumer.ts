@@ -46,7 +46,7 @@ export async function runTool(listResult: unknown, body: Uint8Array, document: S
   const button: ToolButton | undefined = box.buttons.find((b) => b.disabledReason === null);
   if (!button || !button.form) return "no usable tool";
   const labels: string[] = button.form.fields.map(describeField);
-  const context: FormContext = { document, library: [{ name: "water", molblock: "" }], selection: [] };
+  const context: FormContext = { document, documentVersion: 1, library: [{ name: "water", molblock: "" }], selection: [] };
   const values = initialValues(button, context);
   const built = buildArguments(button, values, context);
   if (!built.ok) return built.errors.map((p) => `${p.path}: ${p.message}`).join("\n");

@@ -121,8 +121,15 @@ export class DocumentModel {
   structure() {
     const s = this.state;
     if (s.elements.length === 0) return null;
+    // The same object while the atoms are unchanged (a selection change keeps them): the package
+    // takes a document once per object, so a form's keystrokes never copy it again (issue 15).
+    const memo = this.structureMemo;
+    if (memo && memo.elements === s.elements && memo.positions === s.positions && memo.cell === s.cell
+      && memo.bonds === s.bonds && memo.bondOrders === s.bondOrders) return memo.out;
     const out = { elements: Array.from(s.elements), positions: Array.from(s.positions), cell: s.cell ? s.cell.slice() : null, bonds: s.bonds.map((b) => b.slice()) };
     if (s.bondOrders && s.bondOrders.some((o) => o !== 1)) out.bondOrders = s.bondOrders.slice();
+    Object.freeze(out);
+    this.structureMemo = { elements: s.elements, positions: s.positions, cell: s.cell, bonds: s.bonds, bondOrders: s.bondOrders, out };
     return out;
   }
 }
