@@ -15,6 +15,8 @@ pub struct RpcError {
 
 /// Code for "method not found".
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// JSON-RPC "Invalid params".
+pub const INVALID_PARAMS: i64 = -32602;
 /// Code for "request cancelled" (sent by some servers after `notifications/cancelled`).
 pub const REQUEST_CANCELLED: i64 = -32800;
 /// Modern-era code for "unsupported protocol version".

@@ -50,6 +50,9 @@ pub enum Era {
 
 /// Checks a server's `initialize` answer; returns the accepted version.
 pub fn accept_legacy(answer: &str) -> Result<&'static str, McpError> {
+    if MODERN_SUPPORTED.contains(&answer) {
+        return Err(McpError::ModernOnly);
+    }
     LEGACY_SUPPORTED
         .iter()
         .copied()
@@ -70,6 +73,19 @@ pub fn mutual_modern(supported: &[String]) -> Option<&'static str> {
         .iter()
         .copied()
         .find(|v| supported.iter().any(|s| s == v))
+}
+
+/// The error for a server whose supported versions share none with ours: [`McpError::ModernOnly`]
+/// when it lists a modern revision we speak (the host asked for the legacy era), else
+/// [`McpError::UnsupportedVersion`].
+pub fn no_mutual_version(supported: &[String]) -> McpError {
+    if mutual_modern(supported).is_some() {
+        McpError::ModernOnly
+    } else {
+        McpError::UnsupportedVersion {
+            offered: supported.join(", "),
+        }
+    }
 }
 
 /// Whether `supported` lists a legacy revision we speak (then a modern probe may fall back).
