@@ -60,12 +60,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// Settings with defaults: legacy era, no token, the crate's name and version as `clientInfo`.
+    /// Settings with defaults: [`ProtocolChoice::default`] (auto), no token, the crate's name and
+    /// version as `clientInfo`.
     pub fn new(url: impl Into<String>) -> Self {
         Config {
             url: url.into(),
             token: None,
-            protocol: ProtocolChoice::Legacy,
+            protocol: ProtocolChoice::default(),
             client_name: env!("CARGO_PKG_NAME").to_string(),
             client_version: env!("CARGO_PKG_VERSION").to_string(),
             origin: None,

@@ -57,8 +57,8 @@ pub struct ToolServerHandle {
     shared: Rc<RefCell<Shared>>,
 }
 
-/// §8: connects to a Streamable HTTP tool server: handshake (legacy era by default; `protocol:
-/// "modern"` or `"auto"`), every `tools/list` page, the toolbox. Resolves to a `ToolServer`, or
+/// §8: connects to a Streamable HTTP tool server: handshake (`protocol: "auto"` by default: a
+/// 2026-07-28 probe, then the legacy handshake; or `"legacy"`, `"modern"`), every `tools/list` page, the toolbox. Resolves to a `ToolServer`, or
 /// to `{ok: false, error}` with a message the user can act on (wrong token, origin not allowed,
 /// server not running, `http:` to a non-loopback host…).
 #[wasm_bindgen(js_name = connect, unchecked_return_type = "Promise<ToolServer | Failure>")]

@@ -208,7 +208,8 @@ export type MoleculeOutcome = { ok: true; molecule: MoleculeData } | Failure;
 /** Options of `connect`. The token is sent as `Authorization: Bearer` and never stored. */
 export interface ConnectOptions {
   token?: string;
-  /** "legacy" (default: the initialize handshake), "modern" (2026-07-28) or "auto" (probe, then fall back). */
+  /** "auto" (default: probe 2026-07-28, fall back to the initialize handshake with one notice), "legacy"
+   *  (the initialize handshake only) or "modern" (2026-07-28 only). */
   protocol?: "legacy" | "modern" | "auto";
   clientInfo?: { name?: string; version?: string };
   /** Cap on one response body in bytes, counted while streaming (default: enough for 500 000 atoms). */
