@@ -45,7 +45,7 @@ sh tests/peers/run_everything_tests.sh
 conformance() { sh tests/peers/run_conformance_suite.sh "$@"; }
 
 step "official MCP client conformance suite: the sans-I/O core (loopback-only namespace)"
-conformance 0.1.16 2025-11-25 core legacy
+conformance 0.2.0-alpha.12 2025-11-25 core legacy
 conformance 0.2.0-alpha.12 2026-07-28 core auto
 
 step "release packages (single-threaded pkg/, multi-threaded pkg/threads/)"

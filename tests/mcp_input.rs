@@ -105,10 +105,15 @@ fn a_modern_only_server_refusing_initialize_says_which_mode_to_use() {
             200,
             json!({"protocolVersion": "2026-07-28", "capabilities": {}, "serverInfo": {"name": "m"}}),
         ),
-        // …or a -32022 error listing only 2026-07-28.
+        // …or a -32022 error listing only 2026-07-28…
         (
             400,
             json!({"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"]}}),
+        ),
+        // …or the 2026-07-28 header error (what the suite's 2026-07-28 mock servers answer).
+        (
+            400,
+            json!({"code": -32020, "message": "Missing MCP-Protocol-Version header"}),
         ),
     ] {
         let mut h = client(ProtocolChoice::Legacy, false);

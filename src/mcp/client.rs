@@ -1227,6 +1227,9 @@ impl Client {
                 Err(e) if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
                     self.fail_connection(version::no_mutual_version(&supported_in(&e)))
                 }
+                Err(e) if e.code == jsonrpc::HEADER_MISMATCH => {
+                    self.fail_connection(McpError::ModernOnly)
+                }
                 Err(e) => self.fail_connection(self.rpc_failure(&e)),
             },
             Purpose::Discover => match outcome {
@@ -1698,15 +1701,18 @@ impl Client {
                 }
             }
         }
-        // Legacy initialize refused for its version (a 2026-07-28-only server says which it speaks).
+        // Legacy initialize refused by a 2026-07-28-only server: for its version (the error says which
+        // versions it speaks) or for the missing per-request version header (a 2026-07-28 error code).
         if ex.purpose == Purpose::Initialize {
-            if let Some(e) = rpc_error
-                .as_ref()
-                .filter(|e| e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
-            {
-                let supported = supported_in(e);
-                self.fail_connection(version::no_mutual_version(&supported));
-                return;
+            if let Some(e) = rpc_error.as_ref() {
+                if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION {
+                    self.fail_connection(version::no_mutual_version(&supported_in(e)));
+                    return;
+                }
+                if e.code == jsonrpc::HEADER_MISMATCH {
+                    self.fail_connection(McpError::ModernOnly);
+                    return;
+                }
             }
         }
         // Modern era: unsupported version.
