@@ -70,6 +70,9 @@ if [ -f tests/node/package.json ] && [ ! -d tests/node/node_modules ]; then
   (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# Node 22 and the official MCP conformance suites (npm) for tests/peers/run_conformance_suite.sh.
+sh tests/peers/run_conformance_suite.sh --install
+
 # Python venv for the MCP test peers (official SDK from PyPI).
 if [ -f tests/peers/requirements.txt ]; then
   if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import mcp' 2>/dev/null; then

@@ -37,22 +37,25 @@ sh tests/peers/run_wasm_node_tests.sh
 step "MCP client against @modelcontextprotocol/server-everything (loopback-only namespace)"
 sh tests/peers/run_everything_tests.sh
 
-# The client scenarios of the official conformance suite that apply to this client (elicitation is
-# out of the Builder contract's scope, §1, and OAuth is not how Builder servers authenticate).
-conformance() { # client: core | node
-  CLIENT="$1" sh tests/peers/run_conformance.sh initialize tools_call sse-retry | tee "target/conformance-$1.txt"
-  [ "$(grep -c 'Passed: ' "target/conformance-$1.txt")" = 3 ] || { echo "conformance ($1): not every scenario ran"; exit 1; }
-  if grep 'Passed: ' "target/conformance-$1.txt" | grep -v ', 0 failed'; then echo "conformance ($1): a scenario failed"; exit 1; fi
-}
+# The official client conformance suite, `--suite all` per leg (suite version, spec version, client,
+# protocol mode), in a loopback-only namespace, gated strictly by tests/peers/conformance_gate.mjs: any
+# failed check of a non-auth scenario, a scenario with 0 checks, a client that did not finish or an
+# unrecognised output fails the step (known failures: tests/peers/conformance-known-failures.txt). auth/*
+# scenarios (OAuth) are reported, not gating.
+conformance() { sh tests/peers/run_conformance_suite.sh "$@"; }
 
-step "official MCP client conformance scenarios: the sans-I/O core (loopback-only namespace)"
-conformance core
+step "official MCP client conformance suite: the sans-I/O core (loopback-only namespace)"
+conformance 0.2.0-alpha.12 2025-11-25 core legacy
+conformance 0.2.0-alpha.12 2026-07-28 core auto
 
 step "release packages (single-threaded pkg/, multi-threaded pkg/threads/)"
 bash scripts/build.sh
 
-step "official MCP client conformance scenarios: the built package in Node 22 (loopback-only namespace)"
-conformance node
+step "official MCP client conformance suite: the built package in Node 22 (loopback-only namespace)"
+conformance 0.1.16 2025-11-25 node legacy
+for leg in "2025-11-25 node legacy" "2025-11-25 node auto" "2026-07-28 node auto" "2026-07-28 node modern"; do
+  conformance 0.2.0-alpha.12 $leg
+done
 
 step "connect() in headless Chromium against server-everything (loopback-only namespace)"
 sh tests/peers/run_everything_browser.sh

@@ -549,6 +549,7 @@ fn polymer_and_limits_tool_errors_are_results() {
 
 fn connect_fails_with(rec: &Recorded, token: Option<&str>, origin: Option<&str>) -> McpError {
     let mut cfg = Config::new("http://127.0.0.1:18765/mcp");
+    cfg.protocol = ProtocolChoice::Legacy; // the recorded legacy exchanges
     cfg.token = token.map(str::to_string);
     cfg.origin = origin.map(str::to_string);
     let mut h = H::new(cfg, Chunking::Bytes);
@@ -609,7 +610,9 @@ fn http_errors_a_user_can_act_on() {
     for (file, text) in [
         ("http-stateful/24-accept-json-only.json", "The server failed: Not Acceptable: Client must accept both application/json and text/event-stream (HTTP 406, JSON-RPC error -32600)"),
         ("http-stateful/25-wrong-content-type.json", "The server failed: HTTP 400: Invalid Content-Type header"),
-        ("http-modern-2026-07-28/01-modern-2026-07-28-tools-list-no-method-header.json", "The server failed: mcp-method header does not match the request body's method (HTTP 400, JSON-RPC error -32020)"),
+        // A 2026-07-28 server's header error (-32020) as the answer to a legacy initialize: the
+        // server speaks only 2026-07-28.
+        ("http-modern-2026-07-28/01-modern-2026-07-28-tools-list-no-method-header.json", "The server speaks only MCP 2026-07-28: connect with protocol \"auto\" or \"modern\"."),
     ] {
         let e = connect_fails_with(&load(file), Some(TOKEN), None);
         assert_eq!(e.to_string(), text);
@@ -631,6 +634,7 @@ fn http_errors_a_user_can_act_on() {
 #[test]
 fn the_token_never_shows_in_debug_output() {
     let mut cfg = Config::new("http://127.0.0.1:18765/mcp");
+    cfg.protocol = ProtocolChoice::Legacy; // the recorded legacy exchanges
     cfg.token = Some(TOKEN.into());
     assert!(!format!("{cfg:?}").contains(TOKEN));
     let mut c = Client::new(cfg).unwrap();
@@ -725,12 +729,20 @@ fn network_failure_names_the_url() {
          If it is running, it may not allow this page's origin http://localhost:5173 \
          (start it with --allow-origin http://localhost:5173)."
     );
-    // Without a known origin (Node, a Worker without one) only the first part.
+    // Without a known origin (Node, a Worker without one) only the first part. In auto mode (the
+    // default) the probe's failure falls back to initialize first, which fails the same way.
     let mut c = Client::new(Config::new("http://127.0.0.1:18765/mcp")).unwrap();
     let op = c.connect(0);
-    let Some(Event::SendRequest { exchange, .. }) = c.poll_event() else {
+    let Some(Event::SendRequest { exchange, request }) = c.poll_event() else {
         panic!()
     };
+    assert_eq!(request.json().unwrap()["method"], "server/discover");
+    c.handle_network_error(exchange, "connection refused", 1);
+    assert!(matches!(c.poll_event(), Some(Event::Notice(_))));
+    let Some(Event::SendRequest { exchange, request }) = c.poll_event() else {
+        panic!()
+    };
+    assert_eq!(request.json().unwrap()["method"], "initialize");
     c.handle_network_error(exchange, "connection refused", 1);
     let Some(Event::Failed { op: o, error }) = c.poll_event() else {
         panic!()

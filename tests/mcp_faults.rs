@@ -134,6 +134,7 @@ fn oversized_answers_are_aborted_before_parsing() {
     let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
     for mode in MODES {
         let mut cfg = Config::new("http://127.0.0.1:18765/mcp");
+        cfg.protocol = ProtocolChoice::Legacy; // the recorded legacy exchanges
         cfg.token = Some(TOKEN.into());
         cfg.max_response_bytes = 2_000;
         let mut h = H::new(cfg, mode);

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use megane_builder_client::mcp::fetch::FetchClient;
-use megane_builder_client::mcp::{CallOptions, Config, McpError};
+use megane_builder_client::mcp::{CallOptions, Config, McpError, ProtocolChoice};
 use serde_json::Value;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -78,6 +78,7 @@ fn client() -> FetchClient {
     let url = PEER_URL.expect("MCP_PEER_URL: run tests/peers/run_wasm_node_tests.sh");
     let mut cfg = Config::new(url);
     cfg.token = Some(TOKEN.into());
+    cfg.protocol = ProtocolChoice::Legacy; // the transport against the legacy peer
     FetchClient::new(cfg).unwrap()
 }
 

@@ -6,6 +6,7 @@
 
 use megane_builder_client::mcp::{
     Client, Config, Event, ExchangeId, HttpRequest, McpError, Method, OpId, OpResult,
+    ProtocolChoice,
 };
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -227,6 +228,7 @@ impl H {
 
     pub fn legacy(url: &str, mode: Chunking) -> H {
         let mut cfg = Config::new(url);
+        cfg.protocol = ProtocolChoice::Legacy; // the recorded legacy exchanges
         cfg.token = Some(TOKEN.into());
         cfg.origin = Some(ORIGIN.into());
         H::new(cfg, mode)

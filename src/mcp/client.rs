@@ -23,10 +23,12 @@ use super::body::{BodyError, BodyReader};
 use super::call::{
     call_timeout_ms, parse_progress, DEFAULT_REQUEST_TIMEOUT_MS, MAX_CALL_TIMEOUT_MS,
 };
+use super::elicit::{self, ElicitId, Form};
 use super::endpoint::Endpoint;
 use super::errors::{one_line, redact, McpError};
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
 use super::jsonrpc::{self, Incoming, RpcError};
+use super::param_headers::{self, Binding};
 use super::session::{RequestFactory, Session};
 use super::version::{self, Era, ProtocolChoice};
 
@@ -52,19 +54,24 @@ pub struct Config {
     pub origin: Option<String>,
     /// Cap on one response body, in bytes.
     pub max_response_bytes: u64,
+    /// Whether the host answers elicitations ([`Event::Elicitation`]): only then is the `elicitation`
+    /// capability declared; otherwise every elicitation is declined at once.
+    pub elicitation: bool,
 }
 
 impl Config {
-    /// Settings with defaults: legacy era, no token, the crate's name and version as `clientInfo`.
+    /// Settings with defaults: [`ProtocolChoice::default`] (auto), no token, the crate's name and
+    /// version as `clientInfo`.
     pub fn new(url: impl Into<String>) -> Self {
         Config {
             url: url.into(),
             token: None,
-            protocol: ProtocolChoice::Legacy,
+            protocol: ProtocolChoice::default(),
             client_name: env!("CARGO_PKG_NAME").to_string(),
             client_version: env!("CARGO_PKG_VERSION").to_string(),
             origin: None,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            elicitation: false,
         }
     }
 }
@@ -79,6 +86,7 @@ impl fmt::Debug for Config {
             .field("client_version", &self.client_version)
             .field("origin", &self.origin)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("elicitation", &self.elicitation)
             .finish()
     }
 }
@@ -184,6 +192,14 @@ pub enum Event {
     Notice(String),
     /// The server said its tool list changed (`notifications/tools/list_changed`); list again.
     ToolsChanged,
+    /// The server asks the user to fill in a form (only with [`Config::elicitation`]); answer with
+    /// [`Client::answer_elicitation`].
+    Elicitation {
+        /// The id to answer with.
+        id: ElicitId,
+        /// What to ask.
+        form: Form,
+    },
 }
 
 /// Options of one `tools/call`.
@@ -220,6 +236,10 @@ enum OpKind {
         token: String,
         timeout_ms: u64,
         cap_at: u64,
+        /// The current `input_required` round (2026-07-28 multi-round-trip requests), if any.
+        input: Option<InputRound>,
+        /// How many `input_required` rounds the call went through.
+        rounds: u32,
     },
     Ping,
     Listen,
@@ -240,6 +260,35 @@ struct Op {
     last_event_id: Option<String>,
     /// The server's `retry:` value for this operation's streams.
     retry_ms: Option<u64>,
+}
+
+/// One `input_required` round of a call: the answers collected so far and the state to echo back.
+#[derive(Debug, Default)]
+struct InputRound {
+    /// `requestState` exactly as the server sent it (echoed back unchanged; omitted when absent).
+    request_state: Option<Value>,
+    /// `inputResponses`, by the server's keys.
+    responses: serde_json::Map<String, Value>,
+    /// Elicitations of this round still waiting for the host.
+    awaiting: usize,
+}
+
+/// Most `input_required` rounds of one call (a server that keeps asking is stopped).
+const MAX_INPUT_ROUNDS: u32 = 8;
+
+/// Where the answer to an elicitation goes.
+#[derive(Debug)]
+enum Reply {
+    /// A JSON-RPC response to a server request (legacy era), POSTed back.
+    Rpc(Value),
+    /// An `inputResponses` entry of a call's retry.
+    Input { op: OpId, key: String },
+}
+
+#[derive(Debug)]
+struct PendingElicit {
+    schema: Value,
+    reply: Reply,
 }
 
 /// A GET that will resume a broken answer stream.
@@ -310,6 +359,17 @@ pub struct Client {
     progress_tokens: HashMap<String, OpId>,
     resumes: Vec<PendingResume>,
     events: VecDeque<Event>,
+    /// Whether the host answers elicitations.
+    elicitation: bool,
+    /// The client capabilities we declare.
+    capabilities: Value,
+    elicitations: HashMap<ElicitId, PendingElicit>,
+    next_elicit: u64,
+    /// 2026-07-28: each listed tool's `x-mcp-header` parameters, by tool name.
+    param_bindings: HashMap<String, Vec<Binding>>,
+    /// The notification stream opened for elicitations (legacy era, with a host hook): servers send
+    /// requests not tied to a call there.
+    elicitation_stream: Option<OpId>,
 }
 
 impl fmt::Debug for Client {
@@ -359,6 +419,16 @@ impl Client {
             progress_tokens: HashMap::new(),
             resumes: Vec::new(),
             events: VecDeque::new(),
+            elicitation: config.elicitation,
+            capabilities: if config.elicitation {
+                json!({"elicitation": {"form": {}}})
+            } else {
+                json!({})
+            },
+            elicitations: HashMap::new(),
+            next_elicit: 1,
+            param_bindings: HashMap::new(),
+            elicitation_stream: None,
         })
     }
 
@@ -445,6 +515,8 @@ impl Client {
             token: token.clone(),
             timeout_ms,
             cap_at: now.saturating_add(MAX_CALL_TIMEOUT_MS),
+            input: None,
+            rounds: 0,
         };
         let op = self.new_op(kind, Some(now.saturating_add(timeout_ms)));
         self.progress_tokens.insert(token, op);
@@ -457,6 +529,19 @@ impl Client {
     /// The handshake is never cancelled on the wire (the spec forbids cancelling `initialize`).
     pub fn cancel(&mut self, op: OpId, _now: u64) {
         self.stop_op(op, McpError::Cancelled);
+    }
+
+    /// The host's answer to [`Event::Elicitation`] `id` (the user's choice). An accepted form's omitted
+    /// fields get the schema's defaults. Unknown or already answered ids are ignored.
+    pub fn answer_elicitation(&mut self, id: ElicitId, action: elicit::Action, now: u64) {
+        let Some(pending) = self.elicitations.remove(&id) else {
+            return;
+        };
+        let result = elicit::answer(&pending.schema, &action);
+        match pending.reply {
+            Reply::Rpc(rpc_id) => self.reply(jsonrpc::response(rpc_id, result)),
+            Reply::Input { op, key } => self.input_answered(op, key, result, now),
+        }
     }
 
     /// Closes the connection: pending operations fail with [`McpError::Closed`], and a legacy session is
@@ -714,6 +799,7 @@ impl Client {
             token: self.token.as_deref(),
             session: &self.session,
             client_info: &self.client_info,
+            capabilities: &self.capabilities,
         }
     }
 
@@ -803,7 +889,7 @@ impl Client {
         let id = self.rpc_id();
         let params = json!({
             "protocolVersion": version::LEGACY_OFFER,
-            "capabilities": {},
+            "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         });
         let request = self
@@ -853,7 +939,7 @@ impl Client {
         let Some(o) = self.ops.get_mut(&op) else {
             return;
         };
-        let message = match &o.kind {
+        let message = match &mut o.kind {
             OpKind::ListTools { cursor, .. } => {
                 o.deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
                 let params = match cursor {
@@ -866,19 +952,36 @@ impl Client {
                 name,
                 arguments,
                 token,
+                input,
                 ..
-            } => jsonrpc::request(
-                id,
-                "tools/call",
-                json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}}),
-            ),
+            } => {
+                let mut params = json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}});
+                // The retry of an input_required round: the answers, and the exact requestState.
+                if let (Some(round), Value::Object(p)) = (input.take(), &mut params) {
+                    p.insert("inputResponses".into(), Value::Object(round.responses));
+                    if let Some(state) = round.request_state {
+                        p.insert("requestState".into(), state);
+                    }
+                }
+                jsonrpc::request(id, "tools/call", params)
+            }
             OpKind::Ping => {
                 o.deadline = Some(now.saturating_add(DEFAULT_REQUEST_TIMEOUT_MS));
                 jsonrpc::request(id, "ping", json!({}))
             }
             OpKind::Connect | OpKind::Close | OpKind::Listen => return,
         };
-        let request = self.factory().post(message);
+        let mut request = self.factory().post(message);
+        if self.session.era == Era::Modern {
+            if let Some(OpKind::Call {
+                name, arguments, ..
+            }) = self.ops.get(&op).map(|o| &o.kind)
+            {
+                if let Some(b) = self.param_bindings.get(name) {
+                    request.headers.extend(param_headers::headers(b, arguments));
+                }
+            }
+        }
         let ex = self.send(request, Purpose::Rpc(op), Some(id));
         if let Some(o) = self.ops.get_mut(&op) {
             o.inflight = Some((ex, id));
@@ -887,6 +990,7 @@ impl Client {
 
     fn finish_op(&mut self, op: OpId, result: OpResult) {
         self.resumes.retain(|r| r.op != op);
+        self.forget_elicitations(op);
         if let Some(o) = self.ops.remove(&op) {
             if let OpKind::Call { token, .. } = &o.kind {
                 self.progress_tokens.remove(token);
@@ -895,8 +999,28 @@ impl Client {
         }
     }
 
+    fn forget_elicitations(&mut self, op: OpId) {
+        self.elicitations
+            .retain(|_, e| !matches!(&e.reply, Reply::Input { op: o, .. } if *o == op));
+    }
+
     fn fail_op(&mut self, op: OpId, error: McpError) {
         self.resumes.retain(|r| r.op != op);
+        self.forget_elicitations(op);
+        if self.elicitation_stream == Some(op) {
+            // Opened by the client itself: nobody waits for it. A server without the stream (405) or a
+            // close is normal; anything else is worth a notice.
+            self.elicitation_stream = None;
+            self.ops.remove(&op);
+            let normal = matches!(error, McpError::Closed | McpError::Cancelled)
+                || error.to_string().contains("HTTP 405");
+            if !normal {
+                self.notice(format!(
+                    "The server's notification stream failed ({error}); its elicitations cannot be answered."
+                ));
+            }
+            return;
+        }
         if let Some(o) = self.ops.remove(&op) {
             if let OpKind::Call { token, .. } = &o.kind {
                 self.progress_tokens.remove(token);
@@ -971,6 +1095,16 @@ impl Client {
         for op in waiting {
             self.send_op_request(op, now);
         }
+        // A host that answers elicitations must be reachable for requests not tied to a call, which
+        // legacy servers send on the notification stream: open it (only then: it holds a connection).
+        let open = self
+            .elicitation_stream
+            .is_some_and(|op| self.ops.contains_key(&op));
+        if self.elicitation && self.session.era == Era::Legacy && !open {
+            let op = self.new_op(OpKind::Listen, None);
+            self.elicitation_stream = Some(op);
+            self.send_op_request(op, now);
+        }
     }
 
     fn body_failed(&mut self, exchange: ExchangeId, error: BodyError) {
@@ -1014,7 +1148,13 @@ impl Client {
                 }
                 ex.answered = true;
                 let purpose = ex.purpose;
+                let resumed = ex.resume;
                 self.handle_answer(purpose, outcome, now);
+                // A resumed GET stream stays open on many servers: once it has delivered the answer it
+                // is done, and it would hold one of the browser's few connections to the origin.
+                if resumed {
+                    self.abort(exchange);
+                }
             }
             Incoming::Notification { method, params } => match method.as_str() {
                 "notifications/progress" => {
@@ -1049,18 +1189,45 @@ impl Client {
                 }
                 _ => {}
             },
-            Incoming::Request { id, method, .. } => {
-                let answer = if method == "ping" {
-                    jsonrpc::response(id, json!({}))
-                } else {
-                    jsonrpc::error_response(id, jsonrpc::METHOD_NOT_FOUND, "Method not found")
+            Incoming::Request { id, method, params } => {
+                // Answered at once, except an elicitation the host's hook answers.
+                let answer = match method.as_str() {
+                    "ping" => jsonrpc::response(id, json!({})),
+                    elicit::METHOD => match elicit::form_request(&params) {
+                        Ok(form) if self.elicitation => {
+                            self.ask(form, Reply::Rpc(id));
+                            return;
+                        }
+                        Ok(_) => jsonrpc::response(id, json!({"action": "decline"})),
+                        Err(e) => jsonrpc::error_response(id, jsonrpc::INVALID_PARAMS, &e),
+                    },
+                    _ => jsonrpc::error_response(id, jsonrpc::METHOD_NOT_FOUND, "Method not found"),
                 };
-                if self.state != State::Closed && self.session.era == Era::Legacy {
-                    let request = self.factory().post(answer);
-                    self.send(request, Purpose::Notify, None);
-                }
+                self.reply(answer);
             }
         }
+    }
+
+    /// POSTs a JSON-RPC response to a server request (legacy era; the modern era has no channel back).
+    fn reply(&mut self, answer: Value) {
+        if self.state != State::Closed && self.session.era == Era::Legacy {
+            let request = self.factory().post(answer);
+            self.send(request, Purpose::Notify, None);
+        }
+    }
+
+    /// Hands an elicitation to the host.
+    fn ask(&mut self, form: Form, reply: Reply) {
+        let id = ElicitId(self.next_elicit);
+        self.next_elicit += 1;
+        self.elicitations.insert(
+            id,
+            PendingElicit {
+                schema: form.requested_schema.clone(),
+                reply,
+            },
+        );
+        self.events.push_back(Event::Elicitation { id, form });
     }
 
     fn handle_answer(&mut self, purpose: Purpose, outcome: Result<Value, RpcError>, now: u64) {
@@ -1072,6 +1239,12 @@ impl Client {
         match purpose {
             Purpose::Initialize => match outcome {
                 Ok(result) => self.initialize_result(result),
+                Err(e) if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
+                    self.fail_connection(version::no_mutual_version(&supported_in(&e)))
+                }
+                Err(e) if e.code == jsonrpc::HEADER_MISMATCH => {
+                    self.fail_connection(McpError::ModernOnly)
+                }
                 Err(e) => self.fail_connection(self.rpc_failure(&e)),
             },
             Purpose::Discover => match outcome {
@@ -1133,7 +1306,22 @@ impl Client {
 
     fn discover_result(&mut self, result: Value, now: u64) {
         let supported = version_list(result.get("supportedVersions"));
-        if !supported.is_empty() && version::mutual_modern(&supported).is_none() {
+        // An answer without supportedVersions is not a 2026-07-28 server's: legacy servers may answer
+        // unknown methods with an empty result.
+        if supported.is_empty() {
+            if self.protocol == ProtocolChoice::Auto {
+                self.notice(
+                    "The server's server/discover answer lists no protocol versions (not a 2026-07-28 server); using the initialize handshake.".into(),
+                );
+                self.fall_back_to_legacy(now);
+            } else {
+                self.fail_connection(McpError::server(
+                    "The server's server/discover answer lists no protocol versions: it does not speak 2026-07-28. Connect with protocol \"legacy\" or \"auto\".",
+                ));
+            }
+            return;
+        }
+        if version::mutual_modern(&supported).is_none() {
             if self.protocol == ProtocolChoice::Auto && version::has_mutual_legacy(&supported) {
                 self.notice(
                     "The server does not speak 2026-07-28; using the initialize handshake.".into(),
@@ -1201,8 +1389,26 @@ impl Client {
                         op,
                         McpError::server("tools/call answered with a result that is not an object"),
                     );
-                } else {
-                    self.finish_op(op, OpResult::ToolResult(result));
+                    return;
+                }
+                // 2026-07-28: a missing resultType means "complete"; input_required is never a result.
+                match result.get("resultType") {
+                    None | Some(Value::Null) => self.finish_op(op, OpResult::ToolResult(result)),
+                    Some(Value::String(t)) if t == "complete" => {
+                        self.finish_op(op, OpResult::ToolResult(result))
+                    }
+                    Some(Value::String(t)) if t == "input_required" => {
+                        self.input_required(op, &result, now)
+                    }
+                    Some(other) => {
+                        let shown: String = other.to_string().chars().take(40).collect();
+                        self.fail_op(
+                            op,
+                            McpError::server(format!(
+                                "tools/call answered with an unknown resultType {shown}"
+                            )),
+                        );
+                    }
                 }
             }
             OpKind::ListTools {
@@ -1237,6 +1443,7 @@ impl Client {
                     }
                     Some(Value::Null) | None => {
                         let tools = std::mem::take(tools);
+                        let tools = self.check_param_headers(tools);
                         self.finish_op(op, OpResult::Tools(tools));
                     }
                     Some(_) => self.fail_op(
@@ -1247,6 +1454,129 @@ impl Client {
             }
             OpKind::Ping => self.finish_op(op, OpResult::Pong),
             OpKind::Connect | OpKind::Close | OpKind::Listen => {}
+        }
+    }
+
+    /// 2026-07-28: keeps each tool's `x-mcp-header` parameters for its calls, and leaves out (with a
+    /// notice) the tools whose annotations are invalid. Other eras: the list as is.
+    fn check_param_headers(&mut self, tools: Vec<Value>) -> Vec<Value> {
+        if self.session.era != Era::Modern {
+            return tools;
+        }
+        self.param_bindings.clear();
+        let mut kept = Vec::with_capacity(tools.len());
+        for tool in tools {
+            let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+            let schema = tool.get("inputSchema").unwrap_or(&Value::Null);
+            match param_headers::bindings(schema) {
+                Ok(b) => {
+                    if !b.is_empty() {
+                        self.param_bindings.insert(name.to_string(), b);
+                    }
+                    kept.push(tool);
+                }
+                Err(e) => {
+                    let shown: String = one_line(name).chars().take(60).collect();
+                    self.notice(format!("Tool {shown:?} was left out: {}.", one_line(&e)));
+                }
+            }
+        }
+        kept
+    }
+
+    /// A call's `input_required` result: each input request goes to the host (elicitations) or is
+    /// refused at once; when every answer is in, the call is sent again with `inputResponses`, the exact
+    /// `requestState` and a new JSON-RPC id.
+    fn input_required(&mut self, op: OpId, result: &Value, now: u64) {
+        let Some(requests) = result.get("inputRequests").and_then(Value::as_object) else {
+            self.fail_op(
+                op,
+                McpError::server(
+                    "the server asked for input (input_required) without inputRequests",
+                ),
+            );
+            return;
+        };
+        let mut round = InputRound {
+            request_state: result.get("requestState").cloned(),
+            ..InputRound::default()
+        };
+        let mut asks = Vec::new();
+        for (key, request) in requests {
+            let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            if method != elicit::METHOD {
+                let shown: String = one_line(method).chars().take(60).collect();
+                self.fail_op(
+                    op,
+                    McpError::server(format!(
+                        "the server asked for input this client cannot give ({shown:?}); only elicitation is supported"
+                    )),
+                );
+                return;
+            }
+            match elicit::form_request(&params) {
+                Ok(form) if self.elicitation => asks.push((key.clone(), form)),
+                Ok(form) => {
+                    let declined = elicit::answer(&form.requested_schema, &elicit::Action::Decline);
+                    round.responses.insert(key.clone(), declined);
+                }
+                Err(e) => {
+                    self.fail_op(
+                        op,
+                        McpError::server(format!("the server's input request is unusable: {e}")),
+                    );
+                    return;
+                }
+            }
+        }
+        let Some(o) = self.ops.get_mut(&op) else {
+            return;
+        };
+        let OpKind::Call { input, rounds, .. } = &mut o.kind else {
+            return;
+        };
+        *rounds += 1;
+        if *rounds > MAX_INPUT_ROUNDS {
+            self.fail_op(
+                op,
+                McpError::server(format!(
+                    "the server asked for input more than {MAX_INPUT_ROUNDS} times; the call was stopped"
+                )),
+            );
+            return;
+        }
+        round.awaiting = asks.len();
+        *input = Some(round);
+        if asks.is_empty() {
+            self.send_op_request(op, now);
+            return;
+        }
+        // The user is deciding: the call's clock waits for them.
+        o.deadline = None;
+        for (key, form) in asks {
+            self.ask(form, Reply::Input { op, key });
+        }
+    }
+
+    fn input_answered(&mut self, op: OpId, key: String, result: Value, now: u64) {
+        let Some(o) = self.ops.get_mut(&op) else {
+            return;
+        };
+        let OpKind::Call {
+            input: Some(round),
+            timeout_ms,
+            cap_at,
+            ..
+        } = &mut o.kind
+        else {
+            return;
+        };
+        round.responses.insert(key, result);
+        round.awaiting = round.awaiting.saturating_sub(1);
+        if round.awaiting == 0 {
+            o.deadline = Some(now.saturating_add(*timeout_ms).min(*cap_at));
+            self.send_op_request(op, now);
         }
     }
 
@@ -1391,17 +1721,27 @@ impl Client {
                 }
             }
         }
+        // Legacy initialize refused by a 2026-07-28-only server: for its version (the error says which
+        // versions it speaks) or for the missing per-request version header (a 2026-07-28 error code).
+        if ex.purpose == Purpose::Initialize {
+            if let Some(e) = rpc_error.as_ref() {
+                if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION {
+                    self.fail_connection(version::no_mutual_version(&supported_in(e)));
+                    return;
+                }
+                if e.code == jsonrpc::HEADER_MISMATCH {
+                    self.fail_connection(McpError::ModernOnly);
+                    return;
+                }
+            }
+        }
         // Modern era: unsupported version.
         if status == 400 && ex.modern {
             if let Some(e) = rpc_error
                 .as_ref()
                 .filter(|e| e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
             {
-                let supported = version_list(
-                    e.data
-                        .as_ref()
-                        .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions"))),
-                );
+                let supported = supported_in(e);
                 if let (Some(v), false) =
                     (version::mutual_modern(&supported), self.modern_retry_used)
                 {
@@ -1501,6 +1841,15 @@ fn timeout_of(op: &Op) -> u64 {
         OpKind::Call { timeout_ms, .. } => *timeout_ms,
         _ => DEFAULT_REQUEST_TIMEOUT_MS,
     }
+}
+
+/// The versions a -32022 error lists in `data.supported` (or `data.supportedVersions`).
+fn supported_in(e: &RpcError) -> Vec<String> {
+    version_list(
+        e.data
+            .as_ref()
+            .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions"))),
+    )
 }
 
 /// The protocol versions a server lists (`supportedVersions`, or -32022's `data.supported`):

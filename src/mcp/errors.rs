@@ -51,6 +51,8 @@ pub enum McpError {
         /// What the server answered.
         offered: String,
     },
+    /// The server speaks only the 2026-07-28 era but the host asked for the legacy handshake.
+    ModernOnly,
     /// The operation hit its time limit.
     Timeout {
         /// The limit, in seconds.
@@ -179,6 +181,10 @@ impl fmt::Display for McpError {
                 }
                 Ok(())
             }
+            McpError::ModernOnly => write!(
+                f,
+                "The server speaks only MCP 2026-07-28: connect with protocol \"auto\" or \"modern\"."
+            ),
             McpError::UnsupportedVersion { offered } => write!(
                 f,
                 "The server speaks MCP protocol version {offered:?}, which this client does not support (it supports {} and 2026-07-28).",

@@ -26,11 +26,15 @@ use web_sys::{
 };
 
 use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
+use super::elicit::{Action, ElicitId, Form};
 use super::errors::McpError;
 use super::headers::HttpRequest;
 
 /// Progress callback: `(fraction, message)`.
 pub type ProgressFn = Box<dyn FnMut(Option<f64>, Option<String>)>;
+
+/// Elicitation hook: shows the form and later answers with [`FetchClient::answer_elicitation`].
+pub type ElicitFn = Box<dyn FnMut(ElicitId, Form)>;
 
 struct Timer {
     due: u64,
@@ -45,6 +49,7 @@ struct Inner {
     progress: HashMap<OpId, ProgressFn>,
     notices: Vec<String>,
     on_tools_changed: Option<Box<dyn FnMut()>>,
+    on_elicitation: Option<ElicitFn>,
     timer: Option<Timer>,
 }
 
@@ -132,6 +137,21 @@ fn pump(inner: &Rc<RefCell<Inner>>) {
             Event::Response { op, result } => settle(inner, op, Ok(result)),
             Event::Failed { op, error } => settle(inner, op, Err(error)),
             Event::Notice(n) => inner.borrow_mut().notices.push(n),
+            Event::Elicitation { id, form } => {
+                let callback = inner.borrow_mut().on_elicitation.take();
+                match callback {
+                    Some(mut cb) => {
+                        cb(id, form);
+                        inner.borrow_mut().on_elicitation.get_or_insert(cb);
+                    }
+                    None => {
+                        inner
+                            .borrow_mut()
+                            .client
+                            .answer_elicitation(id, Action::Decline, now_ms())
+                    }
+                }
+            }
             Event::ToolsChanged => {
                 let callback = inner.borrow_mut().on_tools_changed.take();
                 if let Some(mut cb) = callback {
@@ -346,6 +366,7 @@ impl FetchClient {
                 progress: HashMap::new(),
                 notices: Vec::new(),
                 on_tools_changed: None,
+                on_elicitation: None,
                 timer: None,
             })),
         })
@@ -437,6 +458,8 @@ impl FetchClient {
 
     /// Closes the connection (DELETE for a legacy session).
     pub async fn close(&self) -> Result<(), McpError> {
+        // The elicitation hook holds a handle to this client: drop it, so the two can be freed.
+        self.inner.borrow_mut().on_elicitation = None;
         let op = self.inner.borrow_mut().client.close(now_ms());
         self.wait(op).await.map(|_| ())
     }
@@ -463,6 +486,21 @@ impl FetchClient {
     /// Cancels an operation started without awaiting it (the notification stream).
     pub fn cancel(&self, op: OpId) {
         self.inner.borrow_mut().client.cancel(op, now_ms());
+        pump(&self.inner);
+    }
+
+    /// Called with each elicitation the server sends (set it before connecting, with
+    /// `Config::elicitation`); the answer goes back through [`FetchClient::answer_elicitation`].
+    pub fn set_on_elicitation(&self, callback: Option<ElicitFn>) {
+        self.inner.borrow_mut().on_elicitation = callback;
+    }
+
+    /// The user's answer to an elicitation.
+    pub fn answer_elicitation(&self, id: ElicitId, action: Action) {
+        self.inner
+            .borrow_mut()
+            .client
+            .answer_elicitation(id, action, now_ms());
         pump(&self.inner);
     }
 

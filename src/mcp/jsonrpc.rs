@@ -15,6 +15,9 @@ pub struct RpcError {
 
 /// Code for "method not found".
 pub const METHOD_NOT_FOUND: i64 = -32601;
+/// 2026-07-28 `HeaderMismatchError`: required headers missing or not matching the body (a legacy
+/// `initialize`, which carries no `MCP-Protocol-Version`, gets it from a 2026-07-28-only server).
+pub const HEADER_MISMATCH: i64 = -32020;
 /// Code for "invalid params": for `tools/call`, the server's refusal of the arguments.
 pub const INVALID_PARAMS: i64 = -32602;
 /// Code for "request cancelled" (sent by some servers after `notifications/cancelled`).

@@ -6,10 +6,12 @@
 //! - [`version`]: protocol revisions and negotiation.
 //! - [`headers`]: the HTTP request type and header names.
 //! - [`endpoint`]: URL checks (HTTPS unless loopback).
+//! - [`param_headers`]: 2026-07-28 `x-mcp-header` → `Mcp-Param-*` headers.
 //! - [`session`]: negotiated state and request building.
 //! - [`body`]: response body reading with a byte cap.
 //! - [`call`]: call timeouts and progress.
 //! - [`errors`]: user-facing errors.
+//! - [`elicit`]: elicitation forms (defaults, answers).
 //! - [`client`]: the state machine.
 //! - `fetch` (wasm32 only): the transport on the global `fetch`.
 //!
@@ -40,22 +42,25 @@
 //! Tests: `tests/mcp_sse.rs`, `tests/mcp_core.rs` and `tests/mcp_faults.rs` replay the recorded
 //! reference-server exchanges (plain `cargo test`); `tests/mcp_live.rs` runs the core against the Python
 //! SDK peer (`tests/peers/setup.sh` first); `tests/peers/run_everything_tests.sh`,
-//! `run_conformance.sh`, `run_wasm_node_tests.sh` and `run_wasm_browser_tests.sh` run the rest.
+//! `run_conformance_suite.sh`, `run_wasm_node_tests.sh` and `run_wasm_browser_tests.sh` run the rest.
 
 pub mod body;
 pub mod call;
 pub mod client;
+pub mod elicit;
 pub mod endpoint;
 pub mod errors;
 #[cfg(target_arch = "wasm32")]
 pub mod fetch;
 pub mod headers;
 pub mod jsonrpc;
+pub mod param_headers;
 pub mod session;
 pub mod sse;
 pub mod version;
 
 pub use client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
+pub use elicit::{Action as ElicitAction, ElicitId, Form as ElicitForm};
 pub use errors::McpError;
 pub use headers::{HttpRequest, Method};
 pub use version::ProtocolChoice;

@@ -44,6 +44,8 @@ pub struct RequestFactory<'a> {
     pub session: &'a Session,
     /// `clientInfo` (`{name, version}`).
     pub client_info: &'a Value,
+    /// The client capabilities we declare (`{}`, or `{elicitation: {form: {}}}` with a host hook).
+    pub capabilities: &'a Value,
 }
 
 impl RequestFactory<'_> {
@@ -95,7 +97,7 @@ impl RequestFactory<'_> {
                         .map(|p| p.entry("_meta").or_insert_with(|| json!({})));
                     if let Some(Value::Object(meta)) = meta {
                         meta.insert(META_PROTOCOL_VERSION.into(), json!(version));
-                        meta.insert(META_CLIENT_CAPABILITIES.into(), json!({}));
+                        meta.insert(META_CLIENT_CAPABILITIES.into(), self.capabilities.clone());
                         meta.insert(META_CLIENT_INFO.into(), self.client_info.clone());
                     }
                     h.push((headers::MCP_METHOD.to_string(), method.clone()));

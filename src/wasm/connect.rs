@@ -12,7 +12,10 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
-use super::interop::{failure, from_js_or_default, set, string_array, to_js, to_js_json};
+use super::interop::{
+    elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, set, string_array,
+    to_js, to_js_json,
+};
 use crate::contract::discovery::{parse_tool_list, Toolbox};
 use crate::contract::result::interpret_call_value;
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
@@ -55,8 +58,8 @@ pub struct ToolServerHandle {
     shared: Rc<RefCell<Shared>>,
 }
 
-/// §8: connects to a Streamable HTTP tool server: handshake (legacy era by default; `protocol:
-/// "modern"` or `"auto"`), every `tools/list` page, the toolbox. Resolves to a `ToolServer`, or
+/// §8: connects to a Streamable HTTP tool server: handshake (`protocol: "auto"` by default: a
+/// 2026-07-28 probe, then the legacy handshake; or `"legacy"`, `"modern"`), every `tools/list` page, the toolbox. Resolves to a `ToolServer`, or
 /// to `{ok: false, error}` with a message the user can act on (wrong token, origin not allowed,
 /// server not running, `http:` to a non-loopback host…).
 #[wasm_bindgen(js_name = connect, unchecked_return_type = "Promise<ToolServer | Failure>")]
@@ -67,6 +70,9 @@ pub fn connect(
     let on_tools_changed = js_sys::Reflect::get(&options, &JsValue::from_str("onToolsChanged"))
         .ok()
         .and_then(|f| f.dyn_into::<Function>().ok());
+    let on_elicitation = js_sys::Reflect::get(&options, &JsValue::from_str("onElicitation"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok());
     let parsed: Result<ConnectOptions, JsError> =
         from_js_or_default(strip_functions(&options), "options");
     future_to_promise(async move {
@@ -74,7 +80,7 @@ pub fn connect(
             Ok(o) => o,
             Err(e) => return Err(e.into()),
         };
-        Ok(connect_inner(url, options, on_tools_changed).await)
+        Ok(connect_inner(url, options, on_tools_changed, on_elicitation).await)
     })
 }
 
@@ -98,8 +104,10 @@ async fn connect_inner(
     url: String,
     options: ConnectOptions,
     on_tools_changed: Option<Function>,
+    on_elicitation: Option<Function>,
 ) -> JsValue {
     let mut config = Config::new(url.clone());
+    config.elicitation = on_elicitation.is_some();
     config.token = options.token.filter(|t| !t.is_empty());
     if let Some(choice) = options.protocol.as_deref() {
         match ProtocolChoice::parse(choice) {
@@ -126,6 +134,9 @@ async fn connect_inner(
         Ok(c) => c,
         Err(e) => return failure(&e.to_string()),
     };
+    if let Some(hook) = on_elicitation {
+        client.set_on_elicitation(Some(elicitation_hook(client.clone(), hook)));
+    }
     let info = match client.connect().await {
         Ok(info) => info,
         Err(e) => return failure(&e.to_string()),
@@ -165,6 +176,29 @@ async fn connect_inner(
         })));
     }
     ToolServerHandle { shared }.into()
+}
+
+/// The host's `onElicitation(form) → Promise<{action, content?}>` as the transport's hook; a hook that
+/// throws or rejects declines.
+fn elicitation_hook(client: FetchClient, hook: Function) -> crate::mcp::fetch::ElicitFn {
+    // The hook lives inside the client it answers: `FetchClient::close` drops it, breaking the cycle.
+    Box::new(move |id, form| {
+        let client = client.clone();
+        let answer = hook.call1(&JsValue::NULL, &elicitation_to_js(&form));
+        wasm_bindgen_futures::spawn_local(async move {
+            let action = match answer {
+                Ok(value) => {
+                    let resolved =
+                        wasm_bindgen_futures::JsFuture::from(Promise::resolve(&value)).await;
+                    resolved
+                        .map(|v| elicit_action_from_js(&v))
+                        .unwrap_or(crate::mcp::elicit::Action::Decline)
+                }
+                Err(_) => crate::mcp::elicit::Action::Decline,
+            };
+            client.answer_elicitation(id, action);
+        });
+    })
 }
 
 async fn list_toolbox(client: &FetchClient, server_id: &str) -> Result<Toolbox, String> {

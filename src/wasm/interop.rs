@@ -566,3 +566,42 @@ pub fn split_document(
     };
     Ok(Some((rest, take_document(&document, &JsValue::UNDEFINED))))
 }
+
+/// An elicitation form for the host's `onElicitation` hook: `{mode: "form", message, requestedSchema,
+/// content}` (`content`: the initial values, the schema's defaults).
+pub fn elicitation_to_js(form: &crate::mcp::elicit::Form) -> JsValue {
+    let object = Object::new();
+    set(&object, "mode", "form");
+    set(&object, "message", form.message.as_str());
+    set(
+        &object,
+        "requestedSchema",
+        to_js(&form.requested_schema).unwrap_or(JsValue::NULL),
+    );
+    set(
+        &object,
+        "content",
+        to_js(&form.content).unwrap_or(JsValue::NULL),
+    );
+    object.into()
+}
+
+/// The hook's answer `{action: "accept" | "decline" | "cancel", content?}`; anything else declines.
+pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
+    use crate::mcp::elicit::Action;
+    let action = js_sys::Reflect::get(value, &JsValue::from_str("action"))
+        .ok()
+        .and_then(|a| a.as_string());
+    match action.as_deref() {
+        Some("accept") => {
+            let content = js_sys::Reflect::get(value, &JsValue::from_str("content"))
+                .ok()
+                .filter(|c| !c.is_undefined() && !c.is_null())
+                .and_then(|c| serde_wasm_bindgen::from_value(c).ok())
+                .unwrap_or(serde_json::Value::Null);
+            Action::Accept(content)
+        }
+        Some("cancel") => Action::Cancel,
+        _ => Action::Decline,
+    }
+}

@@ -227,7 +227,8 @@ export type MoleculeOutcome = { ok: true; molecule: MoleculeData } | Failure;
 /** Options of `connect`. The token is sent as `Authorization: Bearer` and never stored. */
 export interface ConnectOptions {
   token?: string;
-  /** "legacy" (default: the initialize handshake), "modern" (2026-07-28) or "auto" (probe, then fall back). */
+  /** "auto" (default: probe 2026-07-28, fall back to the initialize handshake with one notice), "legacy"
+   *  (the initialize handshake only) or "modern" (2026-07-28 only). */
   protocol?: "legacy" | "modern" | "auto";
   clientInfo?: { name?: string; version?: string };
   /** Cap on one response body in bytes, counted while streaming (default: enough for 500 000 atoms). */
@@ -236,7 +237,27 @@ export interface ConnectOptions {
   serverId?: string;
   /** Called with the new toolbox when the server says its tools changed. */
   onToolsChanged?: (toolbox: Toolbox) => void;
+  /** Answers a server's request for user input (elicitation, form mode; also the 2026-07-28
+   *  `input_required` results). Only when given is the `elicitation` capability declared; without it,
+   *  every elicitation is declined at once. Fields the answer leaves out get the schema's defaults. */
+  onElicitation?: (request: ElicitationRequest) => ElicitationAnswer | Promise<ElicitationAnswer>;
 }
+
+/** A server's request for user input (untrusted text): show `message` and a form for `requestedSchema`
+ *  (a flat object schema of string, number, integer, boolean and enum properties) filled with `content`. */
+export interface ElicitationRequest {
+  mode: "form";
+  message: string;
+  requestedSchema: Record<string, unknown>;
+  /** The form's initial values: each property's `default`. */
+  content: Record<string, unknown>;
+}
+
+/** The user's answer; a hook that throws, rejects or answers anything else declines. */
+export type ElicitationAnswer =
+  | { action: "accept"; content?: Record<string, unknown> }
+  | { action: "decline" }
+  | { action: "cancel" };
 
 /** Options of a tool call. */
 export interface CallOptions {

@@ -1,22 +1,76 @@
-// The package itself as the client under test of @modelcontextprotocol/conformance (client
-// scenarios), in Node: the web build initialised from its .wasm bytes, connect() over Node's global
-// fetch. The suite appends the mock server's URL; its own checks decide pass or fail, this script
-// only exits non-zero when the client cannot finish.
+// The package as the client under test of @modelcontextprotocol/conformance (client scenarios), in Node:
+// the web build initialised from its .wasm bytes, connect() over Node's global fetch. A thin host, like
+// Builder: it reads the scenario (MCP_CONFORMANCE_SCENARIO) and its context (MCP_CONFORMANCE_CONTEXT),
+// picks the tools and arguments a user would, answers elicitations like a user who accepts the form as
+// shown, and nothing else; every protocol behaviour is the package's. The protocol mode comes from
+// MBC_CONFORMANCE_PROTOCOL (legacy | auto | modern; set by tests/peers/run_conformance_suite.sh).
+// The suite appends the mock server's URL; its checks decide pass or fail. Exit 1 when the host could
+// not finish its script (the suite reports it).
 import { readFileSync } from "node:fs";
 import init, { connect } from "../../pkg/megane_builder_client.js";
 
 const url = process.argv.at(-1);
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+const protocol = process.env.MBC_CONFORMANCE_PROTOCOL || undefined;
+const log = (...a) => console.error(`[${scenario}]`, ...a);
+
 await init({ module_or_path: readFileSync(new URL("../../pkg/megane_builder_client_bg.wasm", import.meta.url)) });
-const server = await connect(url, { clientInfo: { name: "megane-builder-client-conformance" } });
+const server = await connect(url, {
+  protocol,
+  clientInfo: { name: "megane-builder-client-conformance" },
+  // A user who accepts the form with what it shows (the server's defaults).
+  onElicitation: async (request) => {
+    log(`elicitation (${request.mode}): ${request.message}`);
+    return { action: "accept", content: request.content };
+  },
+});
 if (!server.ok) {
-  console.error(`connect: ${server.error}`);
+  log(`connect: ${server.error}`);
   process.exit(1);
 }
-console.error(`connected: ${server.serverName} ${server.protocolVersion}`);
+log(`connected: ${server.serverName} ${server.protocolVersion}; notices: ${JSON.stringify(server.notices)}`);
 const tools = [...server.toolbox.buttons, ...server.toolbox.plainTools];
-for (const tool of tools) {
-  const args = tool.name === "add_numbers" ? { a: 2, b: 3 } : {};
-  const outcome = await server.call(tool.name, args, { timeoutMs: 30000 });
-  console.error(`${tool.name}: ${outcome.ok ? JSON.stringify(outcome.summary) : outcome.error}`);
+const byName = new Map(tools.map((t) => [t.name, t]));
+log(`tools: ${tools.map((t) => t.name).join(", ") || "(none)"}; hidden: ${JSON.stringify(server.toolbox.hidden ?? [])}`);
+
+/** Arguments a user would enter: the context's, else a value of each required property's type. */
+function argumentsFor(tool) {
+  const given = context.arguments ?? context.toolArguments?.[tool.name];
+  if (given && typeof given === "object") return given;
+  const schema = tool.inputSchema ?? {};
+  const args = {};
+  for (const [key, prop] of Object.entries(schema.properties ?? {})) {
+    if (!(schema.required ?? []).includes(key) && prop?.default === undefined) continue;
+    if (prop?.default !== undefined) args[key] = prop.default;
+    else if (prop?.enum) args[key] = prop.enum[0];
+    else if (prop?.type === "number" || prop?.type === "integer") args[key] = key === "b" ? 3 : 2;
+    else if (prop?.type === "boolean") args[key] = true;
+    else if (prop?.type === "object") args[key] = {};
+    else if (prop?.type === "array") args[key] = [];
+    else args[key] = "example";
+  }
+  return args;
 }
+
+async function call(name, args) {
+  const outcome = await server.call(name, args, { timeoutMs: 20000 });
+  log(`${name}(${JSON.stringify(args).slice(0, 200)}): ${outcome.ok ? JSON.stringify(outcome.summary) : outcome.error}`);
+  return outcome;
+}
+
+let plan;
+if (scenario === "json-schema-2020-12-preservation") {
+  // Round-trip the focal tool's inputSchema through the echo tool, as the scenario asks.
+  const echo = byName.get("json_schema_echo");
+  const focal = tools.find((t) => t.name !== "json_schema_echo");
+  plan = echo && focal ? [[echo.name, { schema: focal.inputSchema }]] : [];
+} else if (Array.isArray(context.toolCalls)) {
+  plan = context.toolCalls.map((c) => [c.name, c.arguments ?? argumentsFor(byName.get(c.name) ?? {})]);
+} else {
+  plan = tools.map((t) => [t.name, argumentsFor(t)]);
+}
+for (const [name, args] of plan) await call(name, args);
 await server.close();
+// The gate (tests/peers/conformance_gate.mjs) looks for this line: the host finished its script.
+console.log("mbc-conformance-driver: finished");

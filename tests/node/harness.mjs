@@ -24,6 +24,12 @@ export async function startServer(root = ROOT) {
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
+/** The console lines Chromium logs when `protocol: "auto"` (the default) probes a legacy server: whose
+ *  CORS preflight refuses the 2026-07-28 headers (the refused preflight and the failed fetch), or that
+ *  lets them through and refuses `server/discover` with HTTP 400. The client falls back to the
+ *  initialize handshake and leaves one notice (benches/protocol_fallback.mjs). */
+export const AUTO_PROBE_CONSOLE = /blocked by CORS policy: Response to preflight request doesn't pass access control check|Failed to load resource: net::ERR_FAILED|Failed to load resource: the server responded with a status of 400 \(Bad Request\)/;
+
 /** Launches Debian's Chromium headless with the flags this machine needs (no background traffic). */
 export async function launchBrowser() {
   return chromium.launch({

@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, SHARED, launchBrowser, openPage, startServer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer } from "./harness.mjs";
 
 const TOKEN = "peer-token-e2e-71c3";
 const RECORDED = join(SHARED, "fixtures", "megane-recorded");
@@ -40,8 +40,10 @@ before(async () => {
   peer = await startPeer(web.url);
   peerUrl = `${peer.url}/mcp`;
   browser = await launchBrowser();
-  // The wrong-token test provokes HTTP 401s, which Chromium logs as console errors itself.
-  page = await openPage(browser, `${web.url}/tests/node/pages/blank.html`, errors, /status of 401 \(Unauthorized\)/);
+  // The wrong-token test provokes HTTP 401s, which Chromium logs as console errors itself; so is the
+  // default auto probe's refused preflight (the peer's CORS list lacks the 2026-07-28 headers).
+  page = await openPage(browser, `${web.url}/tests/node/pages/blank.html`, errors,
+    new RegExp(`status of 401 \\(Unauthorized\\)|${AUTO_PROBE_CONSOLE.source}`));
   await page.evaluate(async () => {
     window.pkg = await import("/pkg/megane_builder_client.js");
     await window.pkg.default();
