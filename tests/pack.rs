@@ -84,7 +84,8 @@ fn dist_mi(a: &[f64; 3], b: &[f64; 3], l: &[f64; 3]) -> f64 {
 }
 
 /// Brute force: (minimum distance, pairs below tol) over atom pairs of
-/// different molecules and copy–fixed pairs, minimum image.
+/// different molecules and copy–fixed pairs, minimum image, on positions
+/// rounded to f32 as Builder's snapshot keeps them.
 fn brute_force(p: &PackProblem, out: &PackOutcome) -> (f64, usize) {
     let mut mol = vec![];
     let mut m = 0;
@@ -94,7 +95,12 @@ fn brute_force(p: &PackProblem, out: &PackOutcome) -> (f64, usize) {
             m += 1;
         }
     }
-    let x = &out.positions;
+    // The strict tolerance on the positions as the host keeps them: rounded to f32.
+    let f32_rounded = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
+        p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
+    };
+    let x = &f32_rounded(&out.positions);
+    let fixed = f32_rounded(&p.fixed);
     assert_eq!(x.len(), mol.len(), "atom count");
     let mut best = f64::INFINITY;
     let mut bad = 0;
@@ -109,7 +115,7 @@ fn brute_force(p: &PackProblem, out: &PackOutcome) -> (f64, usize) {
                 bad += 1;
             }
         }
-        for f in &p.fixed {
+        for f in &fixed {
             let d = dist_mi(&x[i], f, &p.box_lengths);
             best = best.min(d);
             if d < p.tolerance {
@@ -319,18 +325,31 @@ fn packing_fraction_matches_the_baseline_report() {
 }
 
 #[test]
-fn dense_but_feasible_packs_with_a_warning() {
-    // 2.5 Å at 1.0 g/cm³: eta ≈ 0.57, above the warning threshold
+fn dense_but_feasible_packs_and_warns_only_when_it_does_not_converge() {
+    // 2.5 Å at 1.0 g/cm³: eta ≈ 0.57, above the dense threshold
     let w = read_mol("water.mol");
     let l = cube_for_density(&[(w.clone(), 64)], 1.0);
     let p = problem(vec![(w, 64)], l, 2.5, 2);
     let out = pack(&p, &ctl()).unwrap();
+    assert!(out.packing_fraction > 0.55, "{}", out.packing_fraction);
+    assert_eq!(
+        out.warnings,
+        Vec::<String>::new(),
+        "converged: nothing to warn about"
+    );
+    assert_packed(&p, &out);
+    // The same problem without a budget: not converged, and the density named as a likely reason.
+    let mut q = p.clone();
+    q.max_iterations = 0;
+    let out = pack(&q, &ctl()).unwrap();
+    assert!(!out.converged);
     assert!(
-        out.warnings.iter().any(|m| m.contains("packing fraction")),
+        out.warnings
+            .iter()
+            .any(|m| m.contains("packing fraction 0.5")),
         "{:?}",
         out.warnings
     );
-    assert_packed(&p, &out);
 }
 
 #[test]

@@ -76,9 +76,18 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             .or(preset)
             .or(Some(json!(0))),
         Control::Cell => Some(json!(document_cell(context).unwrap_or(DEFAULT_CELL))),
-        Control::Molecule => context
-            .library
-            .first()
+        // The library molecule the schema's example names (`ethylene`), else the first one.
+        Control::Molecule => preset
+            .as_ref()
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str)
+            .and_then(|name| {
+                context
+                    .library
+                    .iter()
+                    .find(|m| m.name.eq_ignore_ascii_case(name))
+            })
+            .or_else(|| context.library.first())
             .map(|m| Value::String(m.name.clone()))
             .or_else(|| preset.and_then(|p| p.get("name").cloned())),
         Control::Selection => Some(json!(context.selection)),

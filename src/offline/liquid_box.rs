@@ -99,6 +99,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
         .map(|m| m.name.as_str())
         .collect::<Vec<_>>()
         .join("-");
+    let summary = super::summary_with_density(summary, &outcome);
     Ok(call_result(
         &name,
         &summary,

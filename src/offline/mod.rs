@@ -1,5 +1,5 @@
-//! The in-page offline tools `liquid_box` and `solvate`, served under the Builder Tool Contract
-//! like a remote server's: the same `tools/list` shape (§12.1, §12.3), arguments checked against
+//! The in-page offline tools `liquid_box`, `polymer_chain` and `solvate`, served under the Builder
+//! Tool Contract like a remote server's: the same `tools/list` shape (§12.1–§12.3), arguments checked against
 //! their own `inputSchema`, and answers as MCP CallToolResults (a tool error is `isError`), so the
 //! contract core's discovery, forms, result validation and apply plans handle them unchanged.
 
@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod definitions;
 pub mod liquid_box;
 pub mod molecule;
+pub mod polymer;
 pub mod solvate;
 
 use serde_json::Value;
@@ -27,6 +28,7 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
     let definition = match name {
         "liquid_box" => definitions::liquid_box(),
         "solvate" => definitions::solvate(),
+        "polymer_chain" => definitions::polymer_chain(),
         other => return assemble::tool_error(&format!("Unknown tool: {other}")),
     };
     let schema = &definition["inputSchema"];
@@ -36,6 +38,7 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
     }
     let outcome = match name {
         "liquid_box" => liquid_box::run(arguments, control),
+        "polymer_chain" => polymer::run(arguments, control),
         _ => solvate::run(arguments, control),
     };
     outcome.unwrap_or_else(|message| assemble::tool_error(&message))
@@ -95,6 +98,19 @@ fn pack_error_message(error: &PackError) -> String {
     match error {
         PackError::Infeasible(m) => format!("These molecules cannot be packed this densely: {m}"),
         PackError::InvalidInput(m) | PackError::TooLarge(m) => format!("Cannot pack: {m}"),
+    }
+}
+
+/// The summary, with a word on density when a dense problem converged (§5: information, not a
+/// warning; a dense run that did not converge says so in its warnings instead).
+fn summary_with_density(summary: String, outcome: &PackOutcome) -> String {
+    if outcome.converged && outcome.packing_fraction > crate::pack::feasibility::WARN_FRACTION {
+        format!(
+            "{summary} Densely packed: spheres of half the minimum distance around the atoms fill {:.0} % of the box, and every pair keeps the minimum distance.",
+            100.0 * outcome.packing_fraction
+        )
+    } else {
+        summary
     }
 }
 

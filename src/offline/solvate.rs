@@ -80,6 +80,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
         one_decimal(lengths[2])
     );
     let name = format!("{}-solvent", solvent.name);
+    let summary = super::summary_with_density(summary, &outcome);
     Ok(call_result(
         &name,
         &summary,
@@ -162,8 +163,14 @@ struct SphereGrid {
 impl SphereGrid {
     fn new(positions: &[f64], radii: &[f64], lengths: [f64; 3]) -> SphereGrid {
         let r_max = radii.iter().copied().fold(0.0, f64::max).max(0.5);
-        // At most 64 cells a side (262 144 buckets): bounded memory whatever the cell's size.
-        let dims = lengths.map(|l| ((l / r_max).floor() as usize).clamp(1, 64));
+        // Cells at least `r_max` wide, and no more buckets than about twice the spheres: the
+        // memory follows the document's atoms, not its cell (coarser cells only cost more checks).
+        let mut dims = lengths.map(|l| ((l / r_max).floor() as usize).max(1));
+        let cap = (2 * radii.len()).max(27);
+        while dims[0] * dims[1] * dims[2] > cap {
+            let k = (0..3).max_by_key(|&k| (dims[k], 3 - k)).unwrap_or(0);
+            dims[k] = (dims[k] / 2).max(1);
+        }
         let centres: Vec<[f64; 3]> = positions
             .chunks_exact(3)
             .map(|p| {

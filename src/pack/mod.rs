@@ -48,6 +48,10 @@ const MOVE_FRACTION: f64 = 0.05;
 const MOVE_TRIALS: usize = 16;
 /// Search radius of the final check, as a multiple of the tolerance.
 const CHECK_SEARCH: f64 = 1.5;
+/// The optimiser counts a pair as too close below `tolerance + F32_MARGIN` (Å), so the result
+/// still meets the tolerance after the host rounds positions to f32 (a shift of at most ~3e-5 Å
+/// per pair in a 500 Å box); the final check judges the f32-rounded positions at the tolerance.
+const F32_MARGIN: f64 = 1e-3;
 
 /// Packing fraction of the problem's tolerance bodies (see [`feasibility`]).
 pub fn problem_packing_fraction(problem: &PackProblem) -> f64 {
@@ -99,12 +103,6 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             feasibility::MAX_FRACTION
         )));
     }
-    if eta > feasibility::WARN_FRACTION {
-        warnings.push(format!(
-            "packing fraction {eta:.2} of the tolerance bodies is above {:.2}: packing may be slow or fail to converge",
-            feasibility::WARN_FRACTION
-        ));
-    }
 
     // Centred templates, one entry per copy.
     let centred: Vec<Vec<[f64; 3]>> = problem
@@ -125,7 +123,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         templates,
         problem.fixed.clone(),
         problem.box_lengths,
-        tol,
+        tol + F32_MARGIN,
         tol + margin,
         SKIN,
     );
@@ -219,10 +217,14 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         }
     }
     progress(control, 0.97, "checking result");
+    // Judged as the host will see it: positions rounded to f32 (Builder's snapshot).
+    let to_f32 = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
+        p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
+    };
     let rep = check::report(
-        &positions,
+        &to_f32(&positions),
         &molecule,
-        &problem.fixed,
+        &to_f32(&problem.fixed),
         l,
         tol,
         CHECK_SEARCH * tol,
@@ -236,6 +238,13 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             "not converged: {} atom pairs closer than {tol} Å (minimum {:.4} Å) after {iters} iterations",
             rep.offending_pairs, rep.min_distance
         ));
+        // A dense problem is a likely reason, and only worth a warning when it did not converge.
+        if eta > feasibility::WARN_FRACTION {
+            warnings.push(format!(
+                "packing fraction {eta:.2} of the tolerance bodies is above {:.2}: so dense a packing may be why it did not converge",
+                feasibility::WARN_FRACTION
+            ));
+        }
     }
     progress(
         control,
@@ -254,6 +263,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         iterations: iters,
         cancelled: was_cancelled,
         warnings,
+        packing_fraction: eta,
     })
 }
 
