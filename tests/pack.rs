@@ -441,7 +441,7 @@ fn cancel_stops_promptly_and_still_returns_whole_molecules() {
     // Cancelled from the progress callback at the first iteration report.
     let flag = AtomicBool::new(false);
     let cb = |_: f64, msg: &str| {
-        if msg.starts_with("iteration") {
+        if msg.starts_with("resolving") {
             flag.store(true, Ordering::Relaxed);
         }
     };
@@ -486,8 +486,8 @@ fn budget_exhaustion_is_reported_honestly() {
 fn progress_is_monotone_and_ends_at_one() {
     let w = read_mol("water.mol");
     let p = problem(vec![(w, 40)], 11.0, 2.0, 4);
-    let seen = Mutex::new(vec![]);
-    let cb = |f: f64, _: &str| seen.lock().unwrap().push(f);
+    let events = Mutex::new(vec![]);
+    let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
     let out = pack(
         &p,
         &PackControl {
@@ -497,11 +497,33 @@ fn progress_is_monotone_and_ends_at_one() {
     )
     .unwrap();
     assert_packed(&p, &out);
-    let seen = seen.into_inner().unwrap();
+    let events = events.into_inner().unwrap();
+    let seen: Vec<f64> = events.iter().map(|e| e.0).collect();
     assert!(seen.len() >= 2);
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)));
     assert_eq!(*seen.last().unwrap(), 1.0);
+    // Messages a chemist reads, and a fraction that follows the close contacts resolved (it
+    // passes through the middle of the scale, not from its start straight to the end).
+    let messages: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
+    assert!(messages.contains(&"placing 40 molecules"), "{messages:?}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("resolving ") && m.ends_with(" close contacts")),
+        "{messages:?}"
+    );
+    assert!(seen.iter().any(|&f| f > 0.2 && f < 0.95), "{events:?}");
+}
+
+#[test]
+fn counts_in_progress_messages_are_grouped_in_threes() {
+    use megane_builder_client::pack::grouped;
+    assert_eq!(grouped(0), "0");
+    assert_eq!(grouped(999), "999");
+    assert_eq!(grouped(1204), "1 204");
+    assert_eq!(grouped(50_000), "50 000");
+    assert_eq!(grouped(1_234_567), "1 234 567");
 }
 
 #[test]

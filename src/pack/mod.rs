@@ -81,7 +81,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     problem::validate(problem)?;
     let tol = problem.tolerance;
     let mut warnings = Vec::new();
-    progress(control, 0.0, "checking feasibility");
+    let molecules: usize = problem.species.iter().map(|s| s.count).sum();
+    progress(
+        control,
+        0.0,
+        &format!("checking that {} molecules fit", grouped(molecules)),
+    );
     let t: Vec<(&[[f64; 3]], usize)> = problem
         .species
         .iter()
@@ -128,7 +133,11 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         SKIN,
     );
 
-    progress(control, 0.02, "initial placement");
+    progress(
+        control,
+        0.02,
+        &format!("placing {} molecules", grouped(molecules)),
+    );
     let mut rng = Rng::new(problem.seed, 0);
     let placed = placement::place(
         &sys.radius,
@@ -154,6 +163,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     };
     let mut move_rng = Rng::new(problem.seed, 1);
     let mut best = (x.clone(), sys.base.clone(), stats);
+    let mut shown = Shown::default();
     while stats.violations > 0 && iters < max_it {
         if cancelled(control) {
             was_cancelled = true;
@@ -161,19 +171,13 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         }
         sys.rebase(&mut x);
         let budget = ROUND_ITERS.min(max_it - iters);
-        let base_iters = iters;
-        let mut stop = |it: usize, st: &objective::EvalStats| {
-            {
-                progress(
-                    control,
-                    0.05 + 0.9 * (base_iters + it) as f64 / max_it.max(1) as f64,
-                    &format!(
-                        "iteration {}: {} pairs below tolerance",
-                        base_iters + it,
-                        st.violations
-                    ),
-                );
-            }
+        let mut stop = |_: usize, st: &objective::EvalStats| {
+            let fraction = shown.advance(st.violations);
+            progress(
+                control,
+                fraction,
+                &format!("resolving {} close contacts", grouped(st.violations)),
+            );
             cancelled(control)
         };
         let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop);
@@ -216,7 +220,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             molecule[a] = m as u32;
         }
     }
-    progress(control, 0.97, "checking result");
+    progress(control, shown.fraction.max(0.97), "checking every distance");
     // Judged as the host will see it: positions rounded to f32 (Builder's snapshot).
     let to_f32 = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
         p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
@@ -265,6 +269,40 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         warnings,
         packing_fraction: eta,
     })
+}
+
+/// Progress of the optimisation from the work left: the close contacts (pairs below the
+/// tolerance). On a log scale from the most seen to none, mapped to 0.05–0.95 and never moving
+/// back, so it advances as contacts are resolved, whatever the iteration budget, and reaches
+/// 0.95 when the last one goes.
+#[derive(Default)]
+struct Shown {
+    /// Most close contacts seen (the scale's start).
+    most: usize,
+    /// Last fraction reported.
+    fraction: f64,
+}
+
+impl Shown {
+    fn advance(&mut self, contacts: usize) -> f64 {
+        self.most = self.most.max(contacts).max(1);
+        let done = 1.0 - (1.0 + contacts as f64).ln() / (1.0 + self.most as f64).ln();
+        self.fraction = self.fraction.max(0.05 + 0.9 * done.clamp(0.0, 1.0));
+        self.fraction
+    }
+}
+
+/// `50000` → `50 000`: a count as a chemist reads it (thin groups of three).
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Moves some of the molecules that still clash (packmol's "movebad"
