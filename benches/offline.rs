@@ -124,7 +124,9 @@ fn main() {
             let (ms, response) = if length <= 200 {
                 median_ms(repeat, || call_tool("polymer_chain", &args, &control))
             } else {
-                median_ms(repeat.min(5), || polymer::run(&args, &control).unwrap())
+                median_ms(repeat.min(5), || {
+                    polymer::run(&args, &control).unwrap().to_value()
+                })
             };
             assert_eq!(response["isError"], false, "{name} {length}: {response}");
             let structure = &response["structuredContent"]["structure"];

@@ -224,8 +224,14 @@ fn liquid_box_of_water_and_ethanol_meets_the_tolerance() {
         ApplyPlan::NewDocument(snapshot) => assert_eq!(snapshot.n_atoms, 105),
         other => panic!("{other:?}"),
     }
-    // Same seed, same structure; another seed, another one.
+    // Same seed, same structure; another seed, another one. The Worker's bytes are the same JSON.
     assert_eq!(call("liquid_box", &args), response);
+    let bytes = megane_builder_client::offline::call_tool_bytes(
+        "liquid_box",
+        &args,
+        &PackControl::default(),
+    );
+    assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), response);
     let mut other = args.clone();
     other["seed"] = json!(12);
     assert_ne!(

@@ -25,23 +25,43 @@ pub const MAX_ITERATIONS: usize = 20_000;
 /// Calls an offline tool: arguments are checked against the tool's own schema first, then the tool
 /// runs. Always a CallToolResult JSON value; failures a user can fix are `isError` results.
 pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value {
+    match run_tool(name, arguments, control) {
+        Ok(result) => result.to_value(),
+        Err(message) => assemble::tool_error(&message),
+    }
+}
+
+/// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result
+/// (what the Worker hands to `interpretCall`; no JSON value tree of the structure is built).
+pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
+    match run_tool(name, arguments, control) {
+        Ok(result) => result.to_bytes(),
+        Err(message) => serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
+    }
+}
+
+/// Checks the arguments and runs the tool; `Err` is the one-line tool error.
+fn run_tool(
+    name: &str,
+    arguments: &Value,
+    control: &PackControl,
+) -> Result<assemble::ToolResult, String> {
     let definition = match name {
         "liquid_box" => definitions::liquid_box(),
         "solvate" => definitions::solvate(),
         "polymer_chain" => definitions::polymer_chain(),
-        other => return assemble::tool_error(&format!("Unknown tool: {other}")),
+        other => return Err(format!("Unknown tool: {other}")),
     };
     let schema = &definition["inputSchema"];
     let form = form_for(schema).ok();
     if let Some(problem) = validate_arguments(schema, form.as_ref(), arguments).first() {
-        return assemble::tool_error(&problem.message);
+        return Err(problem.message.clone());
     }
-    let outcome = match name {
+    match name {
         "liquid_box" => liquid_box::run(arguments, control),
         "polymer_chain" => polymer::run(arguments, control),
         _ => solvate::run(arguments, control),
-    };
-    outcome.unwrap_or_else(|message| assemble::tool_error(&message))
+    }
 }
 
 /// The arguments both offline tools take.

@@ -27,7 +27,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::Value;
 
-use super::assemble::call_result;
+use super::assemble::{call_result, ToolResult};
 use super::molecule::{read_molecule, residue_name, PackMolecule};
 use crate::chem::elements::{covalent_radius, symbol, vdw_radius};
 use crate::contract::structure::{Structure, MAX_ATOMS};
@@ -246,10 +246,30 @@ struct Placed {
     rotation: Mat3,
 }
 
+/// Hasher of grid keys: a multiply–rotate mix of the key's bytes (FxHash's), fixed and cheap.
+/// std's SipHash with a random key costs several times the distance checks it serves in wasm,
+/// and the keys here are small integer triples, not adversarial input.
+#[derive(Default)]
+struct CellHasher(u64);
+
+impl std::hash::Hasher for CellHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// Spatial hash of the chain's atoms (cells of the largest contact bound), for the contact check.
 struct Grid {
     cell: f64,
-    buckets: HashMap<[i32; 3], Vec<u32>>,
+    buckets: HashMap<[i32; 3], Vec<u32>, std::hash::BuildHasherDefault<CellHasher>>,
 }
 
 impl Grid {
@@ -293,7 +313,7 @@ pub fn build_chain(
         .fold(0.0, f64::max);
     let mut grid = Grid {
         cell: largest + CONTACT_MARGIN,
-        buckets: HashMap::new(),
+        buckets: HashMap::default(),
     };
     // Per template atom: bound² to every template atom (the only elements in the chain).
     let bound2: Vec<f64> = (0..n * n)
@@ -496,7 +516,7 @@ fn touches(
 }
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
+pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
     let seed = args
         .get("seed")
         .and_then(Value::as_u64)
@@ -527,7 +547,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
     Ok(call_result(
         &format!("poly-{name}"),
         &summary,
-        &structure,
+        structure,
         &[],
         seed,
     ))
@@ -545,7 +565,7 @@ pub fn chain_structure(chain: &Chain, name: &str) -> Structure {
         bonds: chain.bonds.clone(),
         bond_orders: orders.iter().any(|&o| o != 1).then(|| orders.clone()),
         molecules: Some(vec![0; chain.elements.len()]),
-        residue_names: Some(vec![residue; chain.elements.len()].into()),
+        residue_names: Some(std::iter::repeat_n(residue.as_str(), chain.elements.len()).collect()),
         residue_ids: Some(chain.unit.iter().map(|&u| i64::from(u) + 1).collect()),
         ..Structure::default()
     }

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::assemble::{call_result, one_decimal, packed_structure};
+use super::assemble::{call_result, one_decimal, packed_structure, ToolResult};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
 use super::CommonArgs;
@@ -27,7 +27,7 @@ const SAMPLES_PER_ATOM: (usize, usize) = (16, 1024);
 const SKEW_TOLERANCE: f64 = 1e-6;
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
+pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
     let common = CommonArgs::read(args)?;
     let (seed, density, tolerance) = (common.seed, common.density, common.tolerance);
     let document = Structure::deserialize(args.get("document").unwrap_or(&Value::Null))
@@ -84,7 +84,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
     Ok(call_result(
         &name,
         &summary,
-        &structure,
+        structure,
         &super::outcome_warnings(&outcome, tolerance),
         seed,
     ))
