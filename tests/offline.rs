@@ -70,12 +70,16 @@ fn run(
     (args, response, interpreted)
 }
 
-/// Smallest distance between atoms of different molecules, minimum image, brute force.
+/// Smallest distance between atoms of different molecules, minimum image, brute force, on
+/// positions rounded to f32.
 fn min_intermolecular(s: &Structure, fixed: &[[f64; 3]]) -> f64 {
     let cell = s.cell.unwrap();
     let l = [cell[0], cell[4], cell[8]];
     let molecules = s.molecules.as_ref().unwrap();
-    let p: Vec<[f64; 3]> = s.positions.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+    // As Builder's snapshot keeps them: f32.
+    let round = |c: &[f64]| [c[0] as f32 as f64, c[1] as f32 as f64, c[2] as f32 as f64];
+    let p: Vec<[f64; 3]> = s.positions.chunks(3).map(round).collect();
+    let fixed: Vec<[f64; 3]> = fixed.iter().map(|f| round(f)).collect();
     let dist = |a: [f64; 3], b: [f64; 3]| {
         (0..3)
             .map(|k| {
@@ -93,7 +97,7 @@ fn min_intermolecular(s: &Structure, fixed: &[[f64; 3]]) -> f64 {
                 best = best.min(dist(p[i], p[j]));
             }
         }
-        for f in fixed {
+        for f in &fixed {
             best = best.min(dist(p[i], *f));
         }
     }
@@ -105,7 +109,7 @@ fn offline_tools_are_buttons_like_the_reference_servers() {
     let b = buttons();
     assert_eq!(
         b.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(),
-        ["liquid_box", "solvate"]
+        ["liquid_box", "polymer_chain", "solvate"]
     );
     assert!(b.iter().all(|b| b.disabled_reason.is_none()));
     let liquid = &b[0];
@@ -122,9 +126,54 @@ fn offline_tools_are_buttons_like_the_reference_servers() {
     assert_eq!(columns[0].control, Control::Molecule);
     assert_eq!(columns[1].example, Some(json!(100)));
     assert_eq!(
-        b[1].form.as_ref().unwrap().document_property.as_deref(),
+        b[2].form.as_ref().unwrap().document_property.as_deref(),
         Some("document")
     );
+}
+
+/// The reference server's recorded `tools/list` (megane's fixture).
+fn reference_tool(name: &str) -> Value {
+    let text =
+        std::fs::read_to_string(format!("{SHARED}/megane-recorded/tools-list.json")).unwrap();
+    let list: Value = serde_json::from_str(&text).unwrap();
+    list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn polymer_chain_takes_the_reference_servers_arguments() {
+    let ours = &definitions::tools_list()["tools"][1];
+    let reference = reference_tool("polymer_chain");
+    assert_eq!(ours["name"], "polymer_chain");
+    for key in ["head", "tail", "length", "seed"] {
+        assert_eq!(
+            ours["inputSchema"]["properties"][key], reference["inputSchema"]["properties"][key],
+            "{key}"
+        );
+    }
+    let monomer = |t: &Value| {
+        let mut m = t["inputSchema"]["properties"]["monomer"].clone();
+        m.as_object_mut().unwrap().remove("$ref");
+        m
+    };
+    assert_eq!(monomer(ours), monomer(&reference));
+    assert_eq!(
+        ours["inputSchema"]["required"],
+        reference["inputSchema"]["required"]
+    );
+    let marker = "io.github.megane-labs/builder";
+    for key in ["contract", "category", "apply", "document", "stochastic"] {
+        assert_eq!(
+            ours["_meta"][marker][key], reference["_meta"][marker][key],
+            "{key}"
+        );
+    }
+    assert_eq!(ours["annotations"], reference["annotations"]);
 }
 
 #[test]
@@ -175,8 +224,14 @@ fn liquid_box_of_water_and_ethanol_meets_the_tolerance() {
         ApplyPlan::NewDocument(snapshot) => assert_eq!(snapshot.n_atoms, 105),
         other => panic!("{other:?}"),
     }
-    // Same seed, same structure; another seed, another one.
+    // Same seed, same structure; another seed, another one. The Worker's bytes are the same JSON.
     assert_eq!(call("liquid_box", &args), response);
+    let bytes = megane_builder_client::offline::call_tool_bytes(
+        "liquid_box",
+        &args,
+        &PackControl::default(),
+    );
+    assert_eq!(serde_json::from_slice::<Value>(&bytes).unwrap(), response);
     let mut other = args.clone();
     other["seed"] = json!(12);
     assert_ne!(
@@ -269,7 +324,7 @@ fn tool_errors_are_one_actionable_line() {
             json!({"document": doc_skewed, "solvent": water, "seed": 1}),
             "orthorhombic",
         ),
-        ("polymer_chain", json!({}), "Unknown tool"),
+        ("no_such_tool", json!({}), "Unknown tool: no_such_tool"),
     ];
     for (tool, args, expected) in cases {
         let response = call(tool, &args);
@@ -278,4 +333,322 @@ fn tool_errors_are_one_actionable_line() {
         assert!(text.contains(expected), "{text} lacks {expected}");
         assert!(!text.contains('\n'));
     }
+}
+
+/// A test monomer of `tests/fixtures` (see its README): ethylene (`CC`) or styrene (`CC(c1ccccc1)`),
+/// head 0 and tail 1 in both.
+fn monomer(name: &str) -> Value {
+    let path = format!("{}/tests/fixtures/{name}.mol", env!("CARGO_MANIFEST_DIR"));
+    json!({"name": name, "molblock": std::fs::read_to_string(path).unwrap()})
+}
+
+/// Atom pairs of different units more than two bonds apart, closer than the chosen bound, on
+/// positions rounded to f32 as the host's snapshot does. Brute force over all pairs, with the
+/// bond graph of the result itself.
+fn chain_contacts(s: &Structure) -> Vec<(usize, usize, f64)> {
+    use megane_builder_client::offline::polymer::{contact_bound, HEAVY_MIN};
+    let n = s.elements.len();
+    let mut neighbours = vec![Vec::new(); n];
+    for &[i, j] in &s.bonds {
+        neighbours[i as usize].push(j as usize);
+        neighbours[j as usize].push(i as usize);
+    }
+    let p: Vec<[f64; 3]> = s
+        .positions
+        .chunks(3)
+        .map(|c| [c[0] as f32 as f64, c[1] as f32 as f64, c[2] as f32 as f64])
+        .collect();
+    let unit = s.residue_ids.as_ref().unwrap();
+    let mut bad = Vec::new();
+    for i in 0..n {
+        let mut near: Vec<usize> = neighbours[i].clone();
+        for &j in &neighbours[i] {
+            near.extend(&neighbours[j]);
+        }
+        for j in i + 1..n {
+            if unit[i] == unit[j] || near.contains(&j) {
+                continue;
+            }
+            let d = (0..3)
+                .map(|k| (p[i][k] - p[j][k]).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let heavy = s.elements[i] > 1 && s.elements[j] > 1;
+            if d < contact_bound(s.elements[i], s.elements[j]) || (heavy && d < HEAVY_MIN) {
+                bad.push((i, j, d));
+            }
+        }
+    }
+    bad
+}
+
+fn distance(s: &Structure, i: usize, j: usize) -> f64 {
+    let (a, b) = (s.position(i).unwrap(), s.position(j).unwrap());
+    (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt()
+}
+
+#[test]
+fn polymer_chain_of_ethylene_like_the_reference_servers() {
+    let b = button("polymer_chain");
+    let ethylene = monomer("ethylene");
+    let ctx = FormContext {
+        library: vec![
+            LibraryMolecule {
+                name: "water".into(),
+                molblock: Some(molblock("water")),
+                smiles: None,
+            },
+            LibraryMolecule {
+                name: "ethylene".into(),
+                molblock: ethylene["molblock"].as_str().map(String::from),
+                smiles: None,
+            },
+        ],
+        random_seed: Some(1),
+        ..FormContext::default()
+    };
+    let mut values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    // The schema's example names ethylene: the form starts on it, not on the first molecule.
+    assert_eq!(values["monomer"], "ethylene");
+    assert_eq!((&values["head"], &values["tail"]), (&json!(0), &json!(1)));
+    values["length"] = json!(5);
+    let (args, response, interpreted) = run(&b, &values, &ctx);
+    let s = &interpreted.result.structure;
+    // The reference server's 5 ethylene units: 32 atoms, 31 bonds, one molecule, 5 residues.
+    assert_eq!(
+        interpreted.summary,
+        "Polymer chain: 5 units of ethylene (32 atoms)."
+    );
+    assert_eq!(interpreted.result.name, "poly-ethylene");
+    assert_eq!(interpreted.result.provenance["seed"], 1);
+    assert_eq!(s.elements.len(), 32);
+    assert_eq!(s.bonds.len(), 31);
+    assert_eq!(s.cell, None);
+    assert_eq!(s.bond_orders, None, "all single");
+    assert!(s.molecules.as_ref().unwrap().iter().all(|&m| m == 0));
+    let ids = s.residue_ids.as_ref().unwrap();
+    let per_unit: Vec<usize> = (1..=5)
+        .map(|u| ids.iter().filter(|&&i| i == u).count())
+        .collect();
+    assert_eq!(
+        per_unit,
+        [7, 6, 6, 6, 7],
+        "the chain ends keep their hydrogens"
+    );
+    assert!(s
+        .residue_names
+        .as_ref()
+        .unwrap()
+        .iter()
+        .all(|r| r == "ETHY"));
+    let carbons = s.elements.iter().filter(|&&z| z == 6).count();
+    assert_eq!(carbons, 10);
+    // Junction bonds: C–C at the sum of the covalent radii (2 × 0.76 Å).
+    let junctions: Vec<[u32; 2]> = s
+        .bonds
+        .iter()
+        .copied()
+        .filter(|&[i, j]| ids[i as usize] != ids[j as usize])
+        .collect();
+    assert_eq!(junctions.len(), 4);
+    for [i, j] in junctions {
+        assert!((distance(s, i as usize, j as usize) - 1.52).abs() < 1e-9);
+    }
+    assert_eq!(chain_contacts(s), []);
+    match plan_apply(&b.marker, &interpreted.result, None, &[]).unwrap() {
+        ApplyPlan::NewDocument(snapshot) => assert_eq!(snapshot.n_atoms, 32),
+        other => panic!("{other:?}"),
+    }
+    // Same seed: the same chain, bit for bit, whatever the thread count; another seed differs.
+    for threads in [1, 4] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| call("polymer_chain", &args)), response);
+    }
+    let mut other = args.clone();
+    other["seed"] = json!(2);
+    assert_ne!(
+        call("polymer_chain", &other)["structuredContent"]["structure"]["positions"],
+        response["structuredContent"]["structure"]["positions"]
+    );
+}
+
+#[test]
+fn polymer_chain_of_100_styrene_units_is_rigid_per_unit_and_free_of_contacts() {
+    let template = megane_builder_client::chem::molblock::parse_molblock(
+        monomer("styrene")["molblock"].as_str().unwrap(),
+    )
+    .unwrap();
+    let args =
+        json!({"monomer": monomer("styrene"), "head": 0, "tail": 1, "seed": 7, "length": 100});
+    let response = call("polymer_chain", &args);
+    let b = button("polymer_chain");
+    let interpreted = interpret_call_value(&b.name, &b.marker, &response)
+        .unwrap_or_else(|e| panic!("{e}: {response}"));
+    let s = &interpreted.result.structure;
+    assert_eq!(s.elements.len(), 100 * 16 + 2);
+    assert_eq!(chain_contacts(s), []);
+    // The phenyl rings keep their Kekulé orders: 3 double bonds per unit.
+    let orders = s.bond_orders.as_ref().unwrap();
+    assert_eq!(orders.iter().filter(|&&o| o == 2).count(), 300);
+    // Every unit is the monomer moved rigidly: its bond lengths are the monomer's.
+    let ids = s.residue_ids.as_ref().unwrap();
+    let internal: Vec<f64> = template
+        .bonds
+        .iter()
+        .map(|&(i, j)| {
+            let (a, b) = (
+                template.positions[i as usize],
+                template.positions[j as usize],
+            );
+            (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt()
+        })
+        .collect();
+    for (k, &[i, j]) in s.bonds.iter().enumerate() {
+        let d = distance(s, i as usize, j as usize);
+        if ids[i as usize] == ids[j as usize] {
+            assert!(
+                internal.iter().any(|&x| (x - d).abs() < 1e-9),
+                "bond {k}: {d} Å is none of the monomer's"
+            );
+        } else {
+            assert!((d - 1.52).abs() < 1e-9, "junction {k}: {d} Å");
+        }
+    }
+    // The junction takes the geometry of the hydrogens it replaces: at each tail carbon, the angle
+    // between the new bond and each remaining bond is one of the monomer's H–C–X angles.
+    let tail_angles: Vec<f64> = {
+        let c = template.positions[1];
+        let neighbours: Vec<[f64; 3]> = template
+            .bonds
+            .iter()
+            .filter_map(|&(i, j)| match (i, j) {
+                (1, o) | (o, 1) => Some(template.positions[o as usize]),
+                _ => None,
+            })
+            .collect();
+        let mut angles = Vec::new();
+        for a in &neighbours {
+            for b in &neighbours {
+                let u = [a[0] - c[0], a[1] - c[1], a[2] - c[2]];
+                let v = [b[0] - c[0], b[1] - c[1], b[2] - c[2]];
+                let dot: f64 = (0..3).map(|k| u[k] * v[k]).sum();
+                let norm = |w: [f64; 3]| (0..3).map(|k| w[k] * w[k]).sum::<f64>().sqrt();
+                angles.push((dot / (norm(u) * norm(v))).acos());
+            }
+        }
+        angles
+    };
+    for &[i, j] in s
+        .bonds
+        .iter()
+        .filter(|&&[i, j]| ids[i as usize] != ids[j as usize])
+    {
+        let (tail, head) = (i as usize, j as usize);
+        for &[x, y] in &s.bonds {
+            let other = match (x as usize, y as usize) {
+                (t, o) | (o, t) if t == tail && o != head => o,
+                _ => continue,
+            };
+            let p = |a: usize| s.position(a).unwrap();
+            let (c, h, o) = (p(tail), p(head), p(other));
+            let u = [h[0] - c[0], h[1] - c[1], h[2] - c[2]];
+            let v = [o[0] - c[0], o[1] - c[1], o[2] - c[2]];
+            let dot: f64 = (0..3).map(|k| u[k] * v[k]).sum();
+            let norm = |w: [f64; 3]| (0..3).map(|k| w[k] * w[k]).sum::<f64>().sqrt();
+            let angle = (dot / (norm(u) * norm(v))).acos();
+            assert!(
+                tail_angles.iter().any(|&a| (a - angle).abs() < 1e-9),
+                "junction angle {angle}"
+            );
+        }
+    }
+}
+
+#[test]
+fn polymer_chain_refusals_are_one_line_in_words() {
+    use megane_builder_client::offline::polymer;
+    let styrene = monomer("styrene");
+    let water = json!({"name": "water", "molblock": molblock("water")});
+    let cases = [
+        (
+            json!({"monomer": styrene, "head": 0, "tail": 2, "seed": 1}),
+            "tail atom 2 (C) of styrene has no hydrogen",
+        ),
+        (
+            json!({"monomer": styrene, "head": 2, "tail": 1, "seed": 1}),
+            "head atom 2 (C) of styrene has no hydrogen",
+        ),
+        (
+            json!({"monomer": styrene, "head": 1, "tail": 1, "seed": 1}),
+            "The head and tail atoms must be different atoms.",
+        ),
+        (
+            json!({"monomer": water, "head": 0, "tail": 1, "seed": 1}),
+            "tail atom 1 (H) of water has no hydrogen",
+        ),
+        (
+            json!({"monomer": {"name": "ethylene", "smiles": "CC"}, "head": 0, "tail": 1, "seed": 1}),
+            "SMILES",
+        ),
+        (
+            json!({"monomer": styrene, "head": 0, "tail": 1, "seed": 1, "length": 201}),
+            "200",
+        ),
+        (
+            json!({"monomer": styrene, "head": 0, "tail": 1}),
+            "Seed is required.",
+        ),
+    ];
+    for (args, expected) in cases {
+        let response = call("polymer_chain", &args);
+        assert_eq!(response["isError"], true, "{args}");
+        let text = response["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains(expected), "{text} lacks {expected}");
+        assert!(!text.contains('\n'));
+    }
+    // Beyond the schema's 200 units (the library path, used by the benchmarks): the atom cap.
+    let args =
+        json!({"monomer": monomer("ethylene"), "head": 0, "tail": 1, "seed": 1, "length": 100_000});
+    let message = polymer::run(&args, &PackControl::default()).unwrap_err();
+    assert_eq!(
+        message,
+        "A chain of 100000 units of ethylene would have 600002 atoms; Builder accepts at most 500000. Use fewer units."
+    );
+    // An atom index beyond the monomer is caught by the argument check, before the tool runs.
+    let args = json!({"monomer": styrene, "head": 0, "tail": 18, "seed": 1});
+    let text = call("polymer_chain", &args)["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("18"), "{text}");
+}
+
+#[test]
+fn a_dense_box_that_converged_says_so_in_the_summary_not_in_warnings() {
+    let water = json!({"name": "water", "molblock": molblock("water")});
+    let args =
+        json!({"components": [{"molecule": water, "count": 64}], "seed": 2, "tolerance": 2.5});
+    let response = call("liquid_box", &args);
+    let b = button("liquid_box");
+    let interpreted = interpret_call_value(&b.name, &b.marker, &response)
+        .unwrap_or_else(|e| panic!("{e}: {response}"));
+    assert_eq!(interpreted.warnings, Vec::<String>::new());
+    assert!(
+        interpreted.summary.contains(
+            "Densely packed: spheres of half the minimum distance around the atoms fill 5"
+        ),
+        "{}",
+        interpreted.summary
+    );
+    assert!(min_intermolecular(&interpreted.result.structure, &[]) >= 2.5);
+    // A sparse box says nothing of density.
+    let args = json!({"components": [{"molecule": water, "count": 64}], "seed": 2, "density": 0.5});
+    let text = call("liquid_box", &args)["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(!text.contains("Densely"), "{text}");
 }

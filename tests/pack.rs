@@ -84,7 +84,8 @@ fn dist_mi(a: &[f64; 3], b: &[f64; 3], l: &[f64; 3]) -> f64 {
 }
 
 /// Brute force: (minimum distance, pairs below tol) over atom pairs of
-/// different molecules and copy–fixed pairs, minimum image.
+/// different molecules and copy–fixed pairs, minimum image, on positions
+/// rounded to f32 as Builder's snapshot keeps them.
 fn brute_force(p: &PackProblem, out: &PackOutcome) -> (f64, usize) {
     let mut mol = vec![];
     let mut m = 0;
@@ -94,7 +95,12 @@ fn brute_force(p: &PackProblem, out: &PackOutcome) -> (f64, usize) {
             m += 1;
         }
     }
-    let x = &out.positions;
+    // The strict tolerance on the positions as the host keeps them: rounded to f32.
+    let f32_rounded = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
+        p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
+    };
+    let x = &f32_rounded(&out.positions);
+    let fixed = f32_rounded(&p.fixed);
     assert_eq!(x.len(), mol.len(), "atom count");
     let mut best = f64::INFINITY;
     let mut bad = 0;
@@ -109,7 +115,7 @@ fn brute_force(p: &PackProblem, out: &PackOutcome) -> (f64, usize) {
                 bad += 1;
             }
         }
-        for f in &p.fixed {
+        for f in &fixed {
             let d = dist_mi(&x[i], f, &p.box_lengths);
             best = best.min(d);
             if d < p.tolerance {
@@ -319,18 +325,31 @@ fn packing_fraction_matches_the_baseline_report() {
 }
 
 #[test]
-fn dense_but_feasible_packs_with_a_warning() {
-    // 2.5 Å at 1.0 g/cm³: eta ≈ 0.57, above the warning threshold
+fn dense_but_feasible_packs_and_warns_only_when_it_does_not_converge() {
+    // 2.5 Å at 1.0 g/cm³: eta ≈ 0.57, above the dense threshold
     let w = read_mol("water.mol");
     let l = cube_for_density(&[(w.clone(), 64)], 1.0);
     let p = problem(vec![(w, 64)], l, 2.5, 2);
     let out = pack(&p, &ctl()).unwrap();
+    assert!(out.packing_fraction > 0.55, "{}", out.packing_fraction);
+    assert_eq!(
+        out.warnings,
+        Vec::<String>::new(),
+        "converged: nothing to warn about"
+    );
+    assert_packed(&p, &out);
+    // The same problem without a budget: not converged, and the density named as a likely reason.
+    let mut q = p.clone();
+    q.max_iterations = 0;
+    let out = pack(&q, &ctl()).unwrap();
+    assert!(!out.converged);
     assert!(
-        out.warnings.iter().any(|m| m.contains("packing fraction")),
+        out.warnings
+            .iter()
+            .any(|m| m.contains("packing fraction 0.5")),
         "{:?}",
         out.warnings
     );
-    assert_packed(&p, &out);
 }
 
 #[test]
@@ -422,7 +441,7 @@ fn cancel_stops_promptly_and_still_returns_whole_molecules() {
     // Cancelled from the progress callback at the first iteration report.
     let flag = AtomicBool::new(false);
     let cb = |_: f64, msg: &str| {
-        if msg.starts_with("iteration") {
+        if msg.starts_with("resolving") {
             flag.store(true, Ordering::Relaxed);
         }
     };
@@ -467,8 +486,8 @@ fn budget_exhaustion_is_reported_honestly() {
 fn progress_is_monotone_and_ends_at_one() {
     let w = read_mol("water.mol");
     let p = problem(vec![(w, 40)], 11.0, 2.0, 4);
-    let seen = Mutex::new(vec![]);
-    let cb = |f: f64, _: &str| seen.lock().unwrap().push(f);
+    let events = Mutex::new(vec![]);
+    let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
     let out = pack(
         &p,
         &PackControl {
@@ -478,11 +497,33 @@ fn progress_is_monotone_and_ends_at_one() {
     )
     .unwrap();
     assert_packed(&p, &out);
-    let seen = seen.into_inner().unwrap();
+    let events = events.into_inner().unwrap();
+    let seen: Vec<f64> = events.iter().map(|e| e.0).collect();
     assert!(seen.len() >= 2);
     assert!(seen.windows(2).all(|w| w[0] <= w[1]), "{seen:?}");
     assert!(seen.iter().all(|f| (0.0..=1.0).contains(f)));
     assert_eq!(*seen.last().unwrap(), 1.0);
+    // Messages a chemist reads, and a fraction that follows the close contacts resolved (it
+    // passes through the middle of the scale, not from its start straight to the end).
+    let messages: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
+    assert!(messages.contains(&"placing 40 molecules"), "{messages:?}");
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.starts_with("resolving ") && m.ends_with(" close contacts")),
+        "{messages:?}"
+    );
+    assert!(seen.iter().any(|&f| f > 0.2 && f < 0.95), "{events:?}");
+}
+
+#[test]
+fn counts_in_progress_messages_are_grouped_in_threes() {
+    use megane_builder_client::pack::grouped;
+    assert_eq!(grouped(0), "0");
+    assert_eq!(grouped(999), "999");
+    assert_eq!(grouped(1204), "1 204");
+    assert_eq!(grouped(50_000), "50 000");
+    assert_eq!(grouped(1_234_567), "1 234 567");
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! The element table for Z = 1–118: symbols, standard atomic weights and van der Waals radii.
+//! The element table for Z = 1–118: symbols, standard atomic weights and van der Waals radii; and
+//! covalent radii for Z = 1–96 (Cordero 2008, see [`covalent_radius`]).
 //!
 //! Sources:
 //! - Atomic weights (g/mol): IUPAC 2021 abridged standard atomic weights (CIAAW, "Standard
@@ -10,7 +11,7 @@
 //!   Dalton Trans. 2013, 42, 8617–8636 (Table 1). Alvarez tabulates no radius for Pm, Po–Ra and
 //!   Z ≥ 100; for those [`vdw_radius`] returns [`DEFAULT_VDW_RADIUS`] (2.0 Å).
 //!
-//! Hand-written table: the crate needs only these three numbers per element, and the values are
+//! Hand-written table: the crate needs only these few numbers per element, and the values are
 //! published data, not code.
 
 /// Van der Waals radius (Å) used where Alvarez 2013 tabulates none.
@@ -649,6 +650,28 @@ pub fn vdw_radius(z: u8) -> Option<f64> {
     row(z).map(|e| e.vdw.unwrap_or(DEFAULT_VDW_RADIUS))
 }
 
+/// Single-bond covalent radii (Å) for Z = 1–96: B. Cordero et al., "Covalent radii revisited",
+/// Dalton Trans. 2008, 2832–2838 (Table 2; C sp3, and the low-spin values for Mn, Fe and Co).
+/// Row `z - 1` is element `z`.
+const COVALENT: [f64; 96] = [
+    0.31, 0.28, 1.28, 0.96, 0.84, 0.76, 0.71, 0.66, 0.57, 0.58, // 1–10
+    1.66, 1.41, 1.21, 1.11, 1.07, 1.05, 1.02, 1.06, 2.03, 1.76, // 11–20
+    1.70, 1.60, 1.53, 1.39, 1.39, 1.32, 1.26, 1.24, 1.32, 1.22, // 21–30
+    1.22, 1.20, 1.19, 1.20, 1.20, 1.16, 2.20, 1.95, 1.90, 1.75, // 31–40
+    1.64, 1.54, 1.47, 1.46, 1.42, 1.39, 1.45, 1.44, 1.42, 1.39, // 41–50
+    1.39, 1.38, 1.39, 1.40, 2.44, 2.15, 2.07, 2.04, 2.03, 2.01, // 51–60
+    1.99, 1.98, 1.98, 1.96, 1.94, 1.92, 1.92, 1.89, 1.90, 1.87, // 61–70
+    1.87, 1.75, 1.70, 1.62, 1.51, 1.44, 1.41, 1.36, 1.36, 1.32, // 71–80
+    1.45, 1.46, 1.48, 1.40, 1.50, 1.50, 2.60, 2.21, 2.15, 2.06, // 81–90
+    2.00, 1.96, 1.90, 1.87, 1.80, 1.69, // 91–96
+];
+
+/// Covalent radius of `z` in Å (Cordero 2008), for Z = 1–96; `None` beyond (Cordero tabulates
+/// none). The length of a single bond between two atoms is about the sum of their radii.
+pub fn covalent_radius(z: u8) -> Option<f64> {
+    COVALENT.get(usize::from(z).checked_sub(1)?).copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -677,6 +700,10 @@ mod tests {
         assert_eq!(vdw_radius(6), Some(1.77));
         assert_eq!(vdw_radius(61), Some(DEFAULT_VDW_RADIUS));
         assert_eq!(vdw_radius(0), None);
+        assert_eq!(covalent_radius(6), Some(0.76));
+        assert_eq!(covalent_radius(96), Some(1.69));
+        assert_eq!(covalent_radius(97), None);
+        assert_eq!(covalent_radius(0), None);
     }
 
     #[test]

@@ -101,6 +101,8 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             .or(preset)
             .or(Some(json!(0))),
         Control::Cell => Some(json!(document_cell(context).unwrap_or(DEFAULT_CELL))),
+        // The library molecule the schema's example names (`ethylene`), else the first one; none
+        // with an empty library (the form then says how to add one).
         Control::Molecule => {
             let example = preset.as_ref().and_then(|p| match p {
                 Value::String(name) => Some(name.as_str()),
@@ -109,7 +111,7 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             context
                 .library
                 .iter()
-                .find(|m| Some(m.name.as_str()) == example)
+                .find(|m| example.is_some_and(|name| m.name.eq_ignore_ascii_case(name)))
                 .or_else(|| context.library.first())
                 .map(|m| Value::String(m.name.clone()))
         }
@@ -191,9 +193,6 @@ pub fn build_arguments(
             ));
         }
     }
-    if let Some(problem) = needs_a_cell(marker, form, context) {
-        problems.push(problem);
-    }
     let empty = Map::new();
     let values = values.as_object().unwrap_or(&empty);
     let mut arguments = convert_object(&form.fields, values, "", context, &mut problems);
@@ -206,6 +205,10 @@ pub fn build_arguments(
             document_property,
             document,
         ));
+    }
+    // Last, so that a document the §5.1 check refuses is reported as such on every path.
+    if problems.is_empty() {
+        problems.extend(needs_a_cell(marker, form, context));
     }
     if !problems.is_empty() {
         return Err(problems);
@@ -254,7 +257,7 @@ fn convert_object(
 fn needs_a_cell(marker: &Marker, form: &Form, context: &FormContext) -> Option<Problem> {
     let property = form.document_property.as_deref()?;
     (marker.category == Category::Solvation
-        && context.document.is_some()
+        && (context.document.is_some() || context.document_check.is_some())
         && document_cell(context).is_none())
     .then(|| {
         Problem::new(

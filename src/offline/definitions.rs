@@ -1,5 +1,5 @@
 //! The `tools/list` of the in-page offline tools: the same shapes as the reference server's
-//! `liquid_box` and `solvate` (contract §12.1, §12.3), so discovery, forms, validation and the
+//! `liquid_box`, `polymer_chain` and `solvate` (contract §12.1–§12.3), so discovery, forms, validation and the
 //! apply path treat them exactly like remote tools.
 
 use serde_json::{json, Value};
@@ -115,7 +115,37 @@ pub fn solvate() -> Value {
     })
 }
 
-/// The offline server's `tools/list` result.
+/// §12.2 `polymer_chain`, served in the page: the reference server's arguments (monomer, head and
+/// tail atoms of that monomer, seed, 1–200 repeat units), built by [`super::polymer`].
+pub fn polymer_chain() -> Value {
+    json!({
+        "name": "polymer_chain",
+        "title": "Polymer chain",
+        "description": "Build a linear homopolymer by a seeded random walk, in this page with no server. The head and tail atoms (0-based indices into the monomer) are the atoms that bond to the neighbouring units; each gives up one hydrogen at every junction, so the chain ends keep theirs. Every unit keeps the monomer's 3D conformer and stereochemistry; the torsion at each junction is chosen at random among those that keep atoms of different units apart (no force-field relaxation). Every repeat unit is one residue.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "monomer": {"$ref": "#/$defs/Molecule", "x-megane-widget": "molecule", "title": "Monomer",
+                            "examples": [{"name": "ethylene", "smiles": "CC"}]},
+                "head": {"type": "integer", "minimum": 0, "x-megane-widget": "atom", "x-megane-of": "monomer",
+                         "title": "Head atom", "examples": [0]},
+                "tail": {"type": "integer", "minimum": 0, "x-megane-widget": "atom", "x-megane-of": "monomer",
+                         "title": "Tail atom", "examples": [1]},
+                "seed": seed(),
+                "length": {"type": "integer", "minimum": 1, "maximum": 200, "default": 10, "title": "Repeat units",
+                           "x-megane-unit": "count"}
+            },
+            "required": ["monomer", "head", "tail", "seed"],
+            "$defs": {"Molecule": molecule_schema()}
+        },
+        "annotations": {"title": "Polymer chain", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        "_meta": {"io.github.megane-labs/builder": {
+            "contract": 1, "category": "polymer", "apply": "new_document", "document": "none", "stochastic": true, "expectedSeconds": 5
+        }}
+    })
+}
+
+/// The offline server's `tools/list` result, in the reference server's order.
 pub fn tools_list() -> Value {
-    json!({"tools": [liquid_box(), solvate()]})
+    json!({"tools": [liquid_box(), polymer_chain(), solvate()]})
 }

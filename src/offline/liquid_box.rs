@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::assemble::{call_result, one_decimal, packed_structure, plain_number};
+use super::assemble::{call_result, one_decimal, packed_structure, plain_number, ToolResult};
 use super::molecule::{read_molecule, PackMolecule};
 use super::CommonArgs;
 use crate::contract::structure::MAX_ATOMS;
@@ -21,7 +21,7 @@ pub fn box_lengths(mass: f64, density: f64, aspect: [f64; 3]) -> [f64; 3] {
 }
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
+pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
     let common = CommonArgs::read(args)?;
     let (density, tolerance) = (common.density, common.tolerance);
     let aspect = match args.get("shape").and_then(Value::as_str) {
@@ -99,10 +99,11 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
         .map(|m| m.name.as_str())
         .collect::<Vec<_>>()
         .join("-");
+    let summary = super::summary_with_density(summary, &outcome);
     Ok(call_result(
         &name,
         &summary,
-        &structure,
+        structure,
         &super::outcome_warnings(&outcome, tolerance),
         common.seed,
     ))

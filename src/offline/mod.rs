@@ -1,5 +1,5 @@
-//! The in-page offline tools `liquid_box` and `solvate`, served under the Builder Tool Contract
-//! like a remote server's: the same `tools/list` shape (§12.1, §12.3), arguments checked against
+//! The in-page offline tools `liquid_box`, `polymer_chain` and `solvate`, served under the Builder
+//! Tool Contract like a remote server's: the same `tools/list` shape (§12.1–§12.3), arguments checked against
 //! their own `inputSchema`, and answers as MCP CallToolResults (a tool error is `isError`), so the
 //! contract core's discovery, forms, result validation and apply plans handle them unchanged.
 
@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod definitions;
 pub mod liquid_box;
 pub mod molecule;
+pub mod polymer;
 pub mod solvate;
 
 use serde_json::Value;
@@ -24,21 +25,43 @@ pub const MAX_ITERATIONS: usize = 20_000;
 /// Calls an offline tool: arguments are checked against the tool's own schema first, then the tool
 /// runs. Always a CallToolResult JSON value; failures a user can fix are `isError` results.
 pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value {
+    match run_tool(name, arguments, control) {
+        Ok(result) => result.to_value(),
+        Err(message) => assemble::tool_error(&message),
+    }
+}
+
+/// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result
+/// (what the Worker hands to `interpretCall`; no JSON value tree of the structure is built).
+pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
+    match run_tool(name, arguments, control) {
+        Ok(result) => result.to_bytes(),
+        Err(message) => serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
+    }
+}
+
+/// Checks the arguments and runs the tool; `Err` is the one-line tool error.
+fn run_tool(
+    name: &str,
+    arguments: &Value,
+    control: &PackControl,
+) -> Result<assemble::ToolResult, String> {
     let definition = match name {
         "liquid_box" => definitions::liquid_box(),
         "solvate" => definitions::solvate(),
-        other => return assemble::tool_error(&format!("Unknown tool: {other}")),
+        "polymer_chain" => definitions::polymer_chain(),
+        other => return Err(format!("Unknown tool: {other}")),
     };
     let schema = &definition["inputSchema"];
     let form = form_for(schema).ok();
     if let Some(problem) = validate_arguments(schema, form.as_ref(), arguments).first() {
-        return assemble::tool_error(&problem.message);
+        return Err(problem.message.clone());
     }
-    let outcome = match name {
+    match name {
         "liquid_box" => liquid_box::run(arguments, control),
+        "polymer_chain" => polymer::run(arguments, control),
         _ => solvate::run(arguments, control),
-    };
-    outcome.unwrap_or_else(|message| assemble::tool_error(&message))
+    }
 }
 
 /// The arguments both offline tools take.
@@ -95,6 +118,19 @@ fn pack_error_message(error: &PackError) -> String {
     match error {
         PackError::Infeasible(m) => format!("These molecules cannot be packed this densely: {m}"),
         PackError::InvalidInput(m) | PackError::TooLarge(m) => format!("Cannot pack: {m}"),
+    }
+}
+
+/// The summary, with a word on density when a dense problem converged (§5: information, not a
+/// warning; a dense run that did not converge says so in its warnings instead).
+fn summary_with_density(summary: String, outcome: &PackOutcome) -> String {
+    if outcome.converged && outcome.packing_fraction > crate::pack::feasibility::WARN_FRACTION {
+        format!(
+            "{summary} Densely packed: spheres of half the minimum distance around the atoms fill {:.0} % of the box, and every pair keeps the minimum distance.",
+            100.0 * outcome.packing_fraction
+        )
+    } else {
+        summary
     }
 }
 

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::assemble::{call_result, one_decimal, packed_structure};
+use super::assemble::{call_result, one_decimal, packed_structure, ToolResult};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
 use super::CommonArgs;
@@ -27,7 +27,7 @@ const SAMPLES_PER_ATOM: (usize, usize) = (16, 1024);
 const SKEW_TOLERANCE: f64 = 1e-6;
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
+pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
     let common = CommonArgs::read(args)?;
     let (seed, density, tolerance) = (common.seed, common.density, common.tolerance);
     let document = Structure::deserialize(args.get("document").unwrap_or(&Value::Null))
@@ -80,10 +80,11 @@ pub fn run(args: &Value, control: &PackControl) -> Result<Value, String> {
         one_decimal(lengths[2])
     );
     let name = format!("{}-solvent", solvent.name);
+    let summary = super::summary_with_density(summary, &outcome);
     Ok(call_result(
         &name,
         &summary,
-        &structure,
+        structure,
         &super::outcome_warnings(&outcome, tolerance),
         seed,
     ))
@@ -162,8 +163,14 @@ struct SphereGrid {
 impl SphereGrid {
     fn new(positions: &[f64], radii: &[f64], lengths: [f64; 3]) -> SphereGrid {
         let r_max = radii.iter().copied().fold(0.0, f64::max).max(0.5);
-        // At most 64 cells a side (262 144 buckets): bounded memory whatever the cell's size.
-        let dims = lengths.map(|l| ((l / r_max).floor() as usize).clamp(1, 64));
+        // Cells at least `r_max` wide, and no more buckets than about twice the spheres: the
+        // memory follows the document's atoms, not its cell (coarser cells only cost more checks).
+        let mut dims = lengths.map(|l| ((l / r_max).floor() as usize).max(1));
+        let cap = (2 * radii.len()).max(27);
+        while dims[0] * dims[1] * dims[2] > cap {
+            let k = (0..3).max_by_key(|&k| (dims[k], 3 - k)).unwrap_or(0);
+            dims[k] = (dims[k] / 2).max(1);
+        }
         let centres: Vec<[f64; 3]> = positions
             .chunks_exact(3)
             .map(|p| {

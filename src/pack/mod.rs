@@ -48,6 +48,10 @@ const MOVE_FRACTION: f64 = 0.05;
 const MOVE_TRIALS: usize = 16;
 /// Search radius of the final check, as a multiple of the tolerance.
 const CHECK_SEARCH: f64 = 1.5;
+/// The optimiser counts a pair as too close below `tolerance + F32_MARGIN` (Å), so the result
+/// still meets the tolerance after the host rounds positions to f32 (a shift of at most ~3e-5 Å
+/// per pair in a 500 Å box); the final check judges the f32-rounded positions at the tolerance.
+const F32_MARGIN: f64 = 1e-3;
 
 /// Packing fraction of the problem's tolerance bodies (see [`feasibility`]).
 pub fn problem_packing_fraction(problem: &PackProblem) -> f64 {
@@ -77,7 +81,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     problem::validate(problem)?;
     let tol = problem.tolerance;
     let mut warnings = Vec::new();
-    progress(control, 0.0, "checking feasibility");
+    let molecules: usize = problem.species.iter().map(|s| s.count).sum();
+    progress(
+        control,
+        0.0,
+        &format!("checking that {} molecules fit", grouped(molecules)),
+    );
     let t: Vec<(&[[f64; 3]], usize)> = problem
         .species
         .iter()
@@ -99,12 +108,6 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             feasibility::MAX_FRACTION
         )));
     }
-    if eta > feasibility::WARN_FRACTION {
-        warnings.push(format!(
-            "packing fraction {eta:.2} of the tolerance bodies is above {:.2}: packing may be slow or fail to converge",
-            feasibility::WARN_FRACTION
-        ));
-    }
 
     // Centred templates, one entry per copy.
     let centred: Vec<Vec<[f64; 3]>> = problem
@@ -125,12 +128,16 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         templates,
         problem.fixed.clone(),
         problem.box_lengths,
-        tol,
+        tol + F32_MARGIN,
         tol + margin,
         SKIN,
     );
 
-    progress(control, 0.02, "initial placement");
+    progress(
+        control,
+        0.02,
+        &format!("placing {} molecules", grouped(molecules)),
+    );
     let mut rng = Rng::new(problem.seed, 0);
     let placed = placement::place(
         &sys.radius,
@@ -156,6 +163,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     };
     let mut move_rng = Rng::new(problem.seed, 1);
     let mut best = (x.clone(), sys.base.clone(), stats);
+    let mut shown = Shown::default();
     while stats.violations > 0 && iters < max_it {
         if cancelled(control) {
             was_cancelled = true;
@@ -163,19 +171,13 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         }
         sys.rebase(&mut x);
         let budget = ROUND_ITERS.min(max_it - iters);
-        let base_iters = iters;
-        let mut stop = |it: usize, st: &objective::EvalStats| {
-            {
-                progress(
-                    control,
-                    0.05 + 0.9 * (base_iters + it) as f64 / max_it.max(1) as f64,
-                    &format!(
-                        "iteration {}: {} pairs below tolerance",
-                        base_iters + it,
-                        st.violations
-                    ),
-                );
-            }
+        let mut stop = |_: usize, st: &objective::EvalStats| {
+            let fraction = shown.advance(st.violations);
+            progress(
+                control,
+                fraction,
+                &format!("resolving {} close contacts", grouped(st.violations)),
+            );
             cancelled(control)
         };
         let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop);
@@ -218,11 +220,15 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             molecule[a] = m as u32;
         }
     }
-    progress(control, 0.97, "checking result");
+    progress(control, shown.fraction.max(0.97), "checking every distance");
+    // Judged as the host will see it: positions rounded to f32 (Builder's snapshot).
+    let to_f32 = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
+        p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
+    };
     let rep = check::report(
-        &positions,
+        &to_f32(&positions),
         &molecule,
-        &problem.fixed,
+        &to_f32(&problem.fixed),
         l,
         tol,
         CHECK_SEARCH * tol,
@@ -236,6 +242,13 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             "not converged: {} atom pairs closer than {tol} Å (minimum {:.4} Å) after {iters} iterations",
             rep.offending_pairs, rep.min_distance
         ));
+        // A dense problem is a likely reason, and only worth a warning when it did not converge.
+        if eta > feasibility::WARN_FRACTION {
+            warnings.push(format!(
+                "packing fraction {eta:.2} of the tolerance bodies is above {:.2}: so dense a packing may be why it did not converge",
+                feasibility::WARN_FRACTION
+            ));
+        }
     }
     progress(
         control,
@@ -254,7 +267,42 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         iterations: iters,
         cancelled: was_cancelled,
         warnings,
+        packing_fraction: eta,
     })
+}
+
+/// Progress of the optimisation from the work left: the close contacts (pairs below the
+/// tolerance). On a log scale from the most seen to none, mapped to 0.05–0.95 and never moving
+/// back, so it advances as contacts are resolved, whatever the iteration budget, and reaches
+/// 0.95 when the last one goes.
+#[derive(Default)]
+struct Shown {
+    /// Most close contacts seen (the scale's start).
+    most: usize,
+    /// Last fraction reported.
+    fraction: f64,
+}
+
+impl Shown {
+    fn advance(&mut self, contacts: usize) -> f64 {
+        self.most = self.most.max(contacts).max(1);
+        let done = 1.0 - (1.0 + contacts as f64).ln() / (1.0 + self.most as f64).ln();
+        self.fraction = self.fraction.max(0.05 + 0.9 * done.clamp(0.0, 1.0));
+        self.fraction
+    }
+}
+
+/// `50000` → `50 000`: a count as a chemist reads it (thin groups of three).
+pub fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Moves some of the molecules that still clash (packmol's "movebad"

@@ -36,6 +36,19 @@ fn dotv(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// `a · b` with `a` a stored (f32) curvature vector.
+fn dot32(a: &[f32], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(&x, y)| f64::from(x) * y).sum()
+}
+
+/// `a · b` of two stored (f32) curvature vectors.
+fn dot3232(a: &[f32], b: &[f32]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| f64::from(x) * f64::from(y))
+        .sum()
+}
+
 /// Minimises the penalty from `x` (modified in place) for at most
 /// `max_iter` accepted steps, stopping as soon as no pair is below the
 /// tolerance, or when `should_stop(iterations, stats)` returns true.
@@ -48,8 +61,11 @@ pub fn lbfgs(
     let nv = x.len();
     let mut g = vec![0.0; nv];
     let mut stats = sys.eval(x, Some(&mut g));
-    let mut s_hist: Vec<Vec<f64>> = Vec::with_capacity(MEMORY);
-    let mut y_hist: Vec<Vec<f64>> = Vec::with_capacity(MEMORY);
+    // Curvature pairs in f32: half the memory of the largest per-molecule buffers (2 × MEMORY
+    // vectors of 6 numbers per molecule); the two-loop recursion only needs a search direction,
+    // which the line search then checks.
+    let mut s_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
+    let mut y_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
     let mut rho_hist: Vec<f64> = Vec::with_capacity(MEMORY);
     let mut d = vec![0.0; nv];
     let mut xn = vec![0.0; nv];
@@ -87,23 +103,24 @@ pub fn lbfgs(
         }
         let k = s_hist.len();
         for i in (0..k).rev() {
-            let a = rho_hist[i] * dotv(&s_hist[i], &d);
+            let a = rho_hist[i] * dot32(&s_hist[i], &d);
             alpha_buf[i] = a;
-            for (v, y) in d.iter_mut().zip(&y_hist[i]) {
-                *v -= a * y;
+            for (v, &y) in d.iter_mut().zip(&y_hist[i]) {
+                *v -= a * f64::from(y);
             }
         }
         if k > 0 {
-            let gamma = dotv(&s_hist[k - 1], &y_hist[k - 1]) / dotv(&y_hist[k - 1], &y_hist[k - 1]);
+            let gamma =
+                dot3232(&s_hist[k - 1], &y_hist[k - 1]) / dot3232(&y_hist[k - 1], &y_hist[k - 1]);
             for v in d.iter_mut() {
                 *v *= gamma;
             }
         }
         for i in 0..k {
-            let b = rho_hist[i] * dotv(&y_hist[i], &d);
+            let b = rho_hist[i] * dot32(&y_hist[i], &d);
             let a = alpha_buf[i];
-            for (v, s) in d.iter_mut().zip(&s_hist[i]) {
-                *v += (a - b) * s;
+            for (v, &s) in d.iter_mut().zip(&s_hist[i]) {
+                *v += (a - b) * f64::from(s);
             }
         }
         let mut gd = dotv(&g, &d);
@@ -157,22 +174,23 @@ pub fn lbfgs(
         let mut s_new = if s_hist.len() == MEMORY {
             s_hist.remove(0)
         } else {
-            vec![0.0; nv]
+            vec![0.0f32; nv]
         };
         let mut y_new = if y_hist.len() == MEMORY {
             y_hist.remove(0)
         } else {
-            vec![0.0; nv]
+            vec![0.0f32; nv]
         };
         if rho_hist.len() == MEMORY {
             rho_hist.remove(0);
         }
         for i in 0..nv {
-            s_new[i] = xn[i] - x[i];
-            y_new[i] = gn[i] - g[i];
+            s_new[i] = (xn[i] - x[i]) as f32;
+            y_new[i] = (gn[i] - g[i]) as f32;
         }
-        let sy = dotv(&s_new, &y_new);
-        if sy > 1e-12 * dotv(&y_new, &y_new).max(1e-300) {
+        // ρ from the stored values, so the recursion is consistent with what it reads.
+        let sy = dot3232(&s_new, &y_new);
+        if sy > 1e-12 * dot3232(&y_new, &y_new).max(1e-300) {
             rho_hist.push(1.0 / sy);
             s_hist.push(s_new);
             y_hist.push(y_new);

@@ -87,20 +87,25 @@ pub struct PackOutcome {
     /// each copy's centre (mean of its atoms) lies inside `[0, L)` on every axis.
     pub positions: Vec<[f64; 3]>,
     /// `true` when every intermolecular pair (and copy–fixed pair) is at least
-    /// `tolerance` apart under the minimum image.
+    /// `tolerance` apart under the minimum image, judged on the positions rounded to f32.
     pub converged: bool,
-    /// Smallest intermolecular / copy–fixed distance found (Å, minimum image).
+    /// Smallest intermolecular / copy–fixed distance found (Å, minimum image, on the positions
+    /// rounded to f32).
     /// Pairs are searched up to `1.5 × tolerance`; if none is that close the
     /// value is `1.5 × tolerance` (a lower bound).
     pub min_distance: f64,
-    /// Number of atom pairs closer than `tolerance`.
+    /// Number of atom pairs closer than `tolerance` (positions rounded to f32).
     pub offending_pairs: usize,
     /// Optimiser iterations used.
     pub iterations: usize,
     /// `true` if the run stopped because of the cancel flag.
     pub cancelled: bool,
-    /// Human-readable warnings (high packing fraction, not converged, ...).
+    /// Human-readable warnings about the result (not converged, cancelled, and then a high
+    /// packing fraction as the likely reason). Empty for a converged run.
     pub warnings: Vec<String>,
+    /// Packing fraction of the tolerance bodies (see [`crate::pack::feasibility`]): above
+    /// [`crate::pack::feasibility::WARN_FRACTION`] the problem is dense.
+    pub packing_fraction: f64,
 }
 
 /// Why a problem was refused. `Display` is a single line.

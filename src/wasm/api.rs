@@ -522,9 +522,8 @@ pub fn offline_call(
         cancel: None,
         progress: Some(&report),
     };
-    let response = crate::offline::call_tool(name, &args, &control);
+    let bytes = crate::offline::call_tool_bytes(name, &args, &control);
     PROGRESS_CALLBACK.with(|slot| slot.borrow_mut().take());
-    let bytes = serde_json::to_vec(&response).map_err(|e| JsError::new(&e.to_string()))?;
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 

@@ -1,8 +1,10 @@
 // offlineTools() in headless Chromium: a liquid box built in a Worker with progress events, the
-// result interpreted and planned by the same contract path, a cancelled call, and solvate.
+// result interpreted and planned by the same contract path, a cancelled call, solvate, and a polymer chain.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { launchBrowser, molblock, openPage, startServer } from "./harness.mjs";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { launchBrowser, molblock, openPage, ROOT, startServer } from "./harness.mjs";
 
 let server, browser, page;
 const errors = [];
@@ -107,6 +109,44 @@ test("solvate inserts only solvent, and tool errors come back as one line", asyn
   assert.equal(outcome.noCell.ok, false);
   assert.match(outcome.noCell.error, /periodic cell/);
   assert.ok(!outcome.noCell.error.includes("\n"));
+});
+
+test("polymer_chain builds 100 styrene units in the Worker, planned as one new document", async () => {
+  const styrene = readFileSync(join(ROOT, "tests", "fixtures", "styrene.mol"), "utf8");
+  const outcome = await page.evaluate(async (styrene) => {
+    const tools = window.offline.offlineTools();
+    const button = tools.toolbox.buttons.find((b) => b.name === "polymer_chain");
+    const context = { library: [{ name: "styrene", molblock: styrene }], randomSeed: 3 };
+    const values = { ...window.pkg.initialValues(button, context), head: 0, tail: 1, length: 100 };
+    const built = window.pkg.buildArguments(button, values, context);
+    if (!built.ok) return { error: JSON.stringify(built.errors) };
+    const progress = [];
+    const result = await tools.call("polymer_chain", built.arguments, { onProgress: (f, m) => progress.push([f, m]) });
+    if (!result.ok) return { error: result.error };
+    const t0 = performance.now();
+    const again = await tools.call("polymer_chain", built.arguments);
+    const ms = performance.now() - t0;
+    const planned = window.pkg.planApply(button, result.result, null, {});
+    const bad = await tools.call("polymer_chain", { ...built.arguments, head: 2 });
+    await tools.close();
+    const json = result.result.toJSON();
+    return {
+      ms, summary: result.summary, mode: planned.plan.mode, atoms: planned.plan.snapshot.nAtoms,
+      residues: new Set(json.structure.residueIds).size, progress,
+      same: JSON.stringify(again.result.toJSON().structure) === JSON.stringify(json.structure),
+      bad: bad.ok ? "accepted" : bad.error,
+    };
+  }, styrene);
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.equal(outcome.summary, "Polymer chain: 100 units of styrene (1602 atoms).");
+  assert.equal(outcome.mode, "new_document");
+  assert.equal(outcome.atoms, 1602);
+  assert.equal(outcome.residues, 100);
+  assert.ok(outcome.same, "the same seed gives the same chain");
+  assert.ok(outcome.progress.length >= 1 && outcome.progress.at(-1)[0] === 1, JSON.stringify(outcome.progress));
+  assert.match(outcome.progress.at(-1)[1], /repeat unit 100 of 100/);
+  assert.match(outcome.bad, /head atom 2 \(C\) of styrene has no hydrogen to give up/);
+  console.log(`100 styrene units: ${outcome.ms.toFixed(0)} ms for a warm call through the Worker`);
 });
 
 test("no page errors", () => {

@@ -69,7 +69,7 @@ const atomCount = () => page.textContent("#atom-count");
 test("a 200-water liquid box from the library water: view, notice, provenance; Undo empties it, Redo restores it", async () => {
   await shot("start", { blank: true });
   const labels = await page.$$eval("#tools .category h4", (hs) => hs.map((h) => h.textContent));
-  assert.deepEqual(labels, ["Bulk", "Solvation"]);
+  assert.deepEqual(labels, ["Bulk", "Polymer", "Solvation"]);
   assert.match(await page.getAttribute('button.tool[data-tool="liquid_box"]', "title"), /^Fill a periodic box/);
   await chooseTool("liquid_box");
   assert.equal(await page.inputValue('[data-path="components/0/molecule"] select'), "water");
