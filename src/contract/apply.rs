@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use super::marker::{Apply, Marker};
 use super::result::BuilderResult;
-use super::structure::{excerpt, StringColumn, Structure};
+use super::structure::{StringColumn, Structure};
+use super::text::excerpt;
 
 /// §5.2: two cells whose components differ by at most this (Å) are the same cell.
 pub const CELL_TOLERANCE: f64 = 1e-4;

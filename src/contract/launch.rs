@@ -1,6 +1,8 @@
 //! §8 launch links: a page opened with `#tools=<url>&token=<token>` connects on load and removes
 //! those parts from the address bar. This module parses the fragment and says what it becomes.
 
+use super::text::one_line_max;
+
 /// A parsed `#tools=` launch fragment (§8).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -68,7 +70,7 @@ fn check_http_url(url: &str) -> Result<(), String> {
         }
         _ => Err(format!(
             "#tools=: only http:// and https:// server URLs can be opened, not {}",
-            one_line_excerpt(url)
+            one_line_max(url, 80)
         )),
     }
 }
@@ -94,19 +96,6 @@ fn percent_decode(raw: &str) -> Result<String, String> {
         }
     }
     String::from_utf8(out).map_err(|_| "the decoded value is not UTF-8".to_string())
-}
-
-/// At most 80 characters of `text`, on one line, for error messages.
-fn one_line_excerpt(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .take(80)
-        .collect();
-    if text.chars().count() > 80 {
-        out.push('…');
-    }
-    out
 }
 
 #[cfg(test)]

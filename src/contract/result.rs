@@ -23,9 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use super::marker::{Marker, SUPPORTED_CONTRACTS};
-use super::structure::{
-    at_path, excerpt, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
-};
+use super::structure::{at_path, without_position, Int, ListSeed, Nullable, Skip, Structure, Text};
+use super::text::{excerpt, one_line};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
 /// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
@@ -304,20 +303,6 @@ fn starts_with_field_path(message: &str) -> bool {
         }
         None => false,
     }
-}
-
-/// The first line of `text`, control characters removed, at most 500 characters.
-fn one_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let mut out: String = line.chars().filter(|c| !c.is_control()).take(500).collect();
-    if line.chars().count() > 500 {
-        out.push('…');
-    }
-    out
 }
 
 /// Follows a JSON-RPC envelope to the `CallToolResult`, or turns its `error` into the §6 line.

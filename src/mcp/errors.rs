@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-/// Longest piece of server-provided text kept in an error message.
-const MAX_SERVER_TEXT: usize = 300;
+/// The one sanitiser for untrusted text (first line, no control characters, bounded), re-exported
+/// for the MCP core's messages.
+pub use crate::contract::text::one_line;
 
 /// Everything that can end a connection or an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,27 +92,6 @@ impl McpError {
             message: one_line(message.as_ref()),
         }
     }
-}
-
-/// Collapses whitespace (newlines included) and bounds the length of server-provided text.
-pub fn one_line(s: &str) -> String {
-    let mut out = String::new();
-    for word in s.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.len() > MAX_SERVER_TEXT {
-            let mut cut = MAX_SERVER_TEXT;
-            while !out.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.truncate(cut);
-            out.push('…');
-            break;
-        }
-    }
-    out
 }
 
 /// Replaces every occurrence of `token` in `text` (a server that echoes it must not leak it).

@@ -15,6 +15,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::interop::{failure, from_js_or_default, set, string_array, to_js};
 use crate::contract::discovery::{parse_tool_list, Toolbox};
 use crate::contract::result::interpret_call_value;
+use crate::contract::text::one_line;
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::FetchClient;
@@ -343,11 +344,12 @@ fn plain_outcome(raw: &Value) -> JsValue {
         })
         .unwrap_or_default();
     if raw.get("isError").and_then(Value::as_bool) == Some(true) {
-        return failure(
-            text.first()
-                .and_then(|t| t.lines().next())
-                .unwrap_or("The tool failed."),
-        );
+        let line = one_line(text.first().copied().unwrap_or(""));
+        return failure(if line.is_empty() {
+            "The tool failed."
+        } else {
+            &line
+        });
     }
     let object = Object::new();
     set(&object, "ok", true);
