@@ -235,23 +235,23 @@ pub fn check_builder_result(
     check_result(Some(marker.contract), result)
 }
 
+/// §5: the one check of a result's `contract`: it must be the tool's (`Some`, from its marker),
+/// or (`None`, the tool unknown) one this client supports.
+pub fn check_contract(expected: Option<u64>, result_contract: u64) -> Result<(), String> {
+    match expected {
+        Some(expected) if result_contract != expected => Err(format!(
+            "contract: the result is for contract {result_contract}, but the tool declared contract {expected}"
+        )),
+        None if !SUPPORTED_CONTRACTS.contains(&result_contract) => Err(format!(
+            "contract: the result is for contract {result_contract}, which this client does not support"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// [`check_builder_result`] against the tool's contract, or (`None`) any supported contract.
 fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<BuilderResult, String> {
-    match contract {
-        Some(expected) if result.contract != expected => {
-            return Err(format!(
-            "contract: the result is for contract {}, but the tool declared contract {expected}",
-            result.contract
-        ))
-        }
-        None if !SUPPORTED_CONTRACTS.contains(&result.contract) => {
-            return Err(format!(
-                "contract: the result is for contract {}, which this client does not support",
-                result.contract
-            ))
-        }
-        _ => {}
-    }
+    check_contract(contract, result.contract)?;
     result.structure.validate()?;
     if result.name.trim().is_empty() {
         result.name = FALLBACK_NAME.to_string();
