@@ -20,15 +20,14 @@ use std::fmt;
 use serde_json::{json, Value};
 
 use super::body::{BodyError, BodyReader};
-use super::call::{
-    call_timeout_ms, parse_progress, DEFAULT_REQUEST_TIMEOUT_MS, MAX_CALL_TIMEOUT_MS,
-};
+use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::endpoint::Endpoint;
 use super::errors::{one_line, redact, McpError};
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::session::{RequestFactory, Session};
 use super::version::{self, Era, ProtocolChoice};
+use crate::contract::timing::{call_deadline_ms, call_timeout_ms};
 
 /// Default cap on one response body: enough for a 500 000-atom result (contract §5.1) at 256 bytes per
 /// atom (positions at full double precision, elements, bonds, molecule and residue arrays, JSON-RPC and
@@ -191,7 +190,8 @@ pub enum Event {
 pub struct CallOptions {
     /// The tool's `expectedSeconds` (contract §3), for the timeout.
     pub expected_seconds: Option<f64>,
-    /// An explicit timeout (still capped at 30 minutes).
+    /// An explicit timeout in milliseconds (capped at 30 minutes; 0 means the contract's):
+    /// `contract::timing::call_timeout_ms`.
     pub timeout_ms: Option<u64>,
 }
 
@@ -219,7 +219,7 @@ enum OpKind {
         arguments: Value,
         token: String,
         timeout_ms: u64,
-        cap_at: u64,
+        started_at: u64,
     },
     Ping,
     Listen,
@@ -436,7 +436,10 @@ impl Client {
         options: &CallOptions,
         now: u64,
     ) -> OpId {
-        let timeout_ms = call_timeout_ms(options.expected_seconds, options.timeout_ms);
+        let timeout_ms = call_timeout_ms(
+            options.expected_seconds,
+            options.timeout_ms.map(|t| t as f64),
+        );
         let id = self.next_op;
         let token = format!("mbc-progress-{id}");
         let kind = OpKind::Call {
@@ -444,9 +447,9 @@ impl Client {
             arguments,
             token: token.clone(),
             timeout_ms,
-            cap_at: now.saturating_add(MAX_CALL_TIMEOUT_MS),
+            started_at: now,
         };
-        let op = self.new_op(kind, Some(now.saturating_add(timeout_ms)));
+        let op = self.new_op(kind, Some(call_deadline_ms(now, now, timeout_ms)));
         self.progress_tokens.insert(token, op);
         self.start_op(op, now);
         op
@@ -1020,10 +1023,12 @@ impl Client {
                     };
                     if let Some(o) = self.ops.get_mut(&op) {
                         if let OpKind::Call {
-                            timeout_ms, cap_at, ..
+                            timeout_ms,
+                            started_at,
+                            ..
                         } = &o.kind
                         {
-                            o.deadline = Some(now.saturating_add(*timeout_ms).min(*cap_at));
+                            o.deadline = Some(call_deadline_ms(*started_at, now, *timeout_ms));
                         }
                     }
                     self.events.push_back(Event::Progress {

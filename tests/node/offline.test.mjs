@@ -109,6 +109,26 @@ test("solvate inserts only solvent, and tool errors come back as one line", asyn
   assert.ok(!outcome.noCell.error.includes("\n"));
 });
 
+test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, reset by progress", async () => {
+  const outcome = await page.evaluate(async () => {
+    const { callTimeoutMs, callDeadlineMs } = window.pkg;
+    const rule = [callTimeoutMs(null, 4e6), callTimeoutMs(20, 5000), callTimeoutMs(20, 0), callTimeoutMs(20), callDeadlineMs(0, 1790000, 60000)];
+    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    // 1.5 s of work with progress every 100 ms outlives a 600 ms timeout only if progress resets it.
+    const kept = await tools.call("liquid_box", { steps: 15, every: 100 }, { timeoutMs: 600 });
+    const silent = await tools.call("liquid_box", { silentMs: 1500 }, { timeoutMs: 300 });
+    const after = await tools.call("liquid_box", {}, { timeoutMs: 5000 });
+    await tools.close();
+    const brief = (o) => ({ ok: o.ok, error: o.error ?? null, timedOut: o.timedOut ?? false, atoms: o.result?.atomCount ?? null });
+    return { rule, kept: brief(kept), silent: brief(silent), after: brief(after) };
+  });
+  assert.deepEqual(outcome.rule, [1800000, 5000, 100000, 100000, 1800000]);
+  assert.deepEqual(outcome.kept, { ok: true, error: null, timedOut: false, atoms: 3 });
+  assert.equal(outcome.silent.ok, false);
+  assert.equal(outcome.silent.timedOut, true);
+  assert.deepEqual(outcome.after, { ok: true, error: null, timedOut: false, atoms: 3 });
+});
+
 test("no page errors", () => {
   assert.deepEqual(errors, []);
 });
