@@ -234,7 +234,7 @@ fn hostile_and_truncated_bodies_fail_with_one_line() {
             &json_like,
             500,
             vec![b'x'; 200_000],
-            "The server failed: HTTP 500: xxxx",
+            "The server failed: HTTP 500 Internal Server Error: xxxx",
         ),
     ];
     for (like, status, body, expected) in cases {

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use super::body::{BodyError, BodyReader};
 use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::endpoint::Endpoint;
-use super::errors::{one_line, redact, McpError};
+use super::errors::{error_body_text, http_failure, one_line, redact, McpError};
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::session::{RequestFactory, Session};
@@ -278,6 +278,8 @@ struct Exchange {
     rpc_id: Option<u64>,
     sent_session: bool,
     status: Option<u16>,
+    /// The answer's `Content-Type`: decides whether an error body may be shown.
+    content_type: Option<String>,
     reader: Option<BodyReader>,
     answered: bool,
     modern: bool,
@@ -580,6 +582,7 @@ impl Client {
             return;
         };
         ex.status = Some(status);
+        ex.content_type = header_value(headers, "content-type").map(str::to_string);
         if ex.purpose == Purpose::Initialize && (200..300).contains(&status) {
             self.session.session_id = header_value(headers, SESSION_ID)
                 .map(str::trim)
@@ -749,6 +752,7 @@ impl Client {
                 rpc_id,
                 sent_session,
                 status: None,
+                content_type: None,
                 reader: None,
                 answered: false,
                 modern: self.session.era == Era::Modern,
@@ -1348,7 +1352,7 @@ impl Client {
         }
         let rpc_error = jsonrpc::error_in_body(body);
         let text = redact(
-            &one_line(&String::from_utf8_lossy(body)),
+            &error_body_text(ex.content_type.as_deref(), body),
             self.token.as_deref(),
         );
         // A legacy session that the server no longer knows: start a new one once, then retry.
@@ -1449,10 +1453,7 @@ impl Client {
                     redact(&one_line(&e.message), self.token.as_deref()),
                     e.code
                 )),
-                None if text.is_empty() => {
-                    McpError::server(format!("HTTP {status} from {}", self.endpoint.url))
-                }
-                None => McpError::server(format!("HTTP {status}: {text}")),
+                None => http_failure(status, &text),
             },
         };
         // The modern probe in auto mode falls back on anything but the errors a user must fix.
