@@ -106,6 +106,39 @@ pub struct Toolbox {
     pub notices: Vec<String>,
 }
 
+impl Toolbox {
+    /// Every tool name the server listed: buttons, plain tools and hidden tools.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        let hidden = self
+            .unsupported_contract
+            .iter()
+            .chain(&self.unknown_apply)
+            .chain(&self.malformed)
+            .map(|t| t.name.as_str());
+        self.buttons
+            .iter()
+            .map(|b| b.name.as_str())
+            .chain(self.plain_tools.iter().map(|t| t.name.as_str()))
+            .chain(hidden)
+    }
+}
+
+/// §6: the one-line error for a call to a tool the server does not list: `Unknown tool: <name>`.
+/// The same for remote servers and the offline tools.
+pub fn unknown_tool(name: &str) -> String {
+    format!("Unknown tool: {}", excerpt(name))
+}
+
+/// §6: `Some(`[`unknown_tool`]`)` when `name` is not among the `listed` names (a call to it is
+/// refused without a request), else `None`.
+pub fn refuse_call<'a>(listed: impl IntoIterator<Item = &'a str>, name: &str) -> Option<String> {
+    if listed.into_iter().any(|n| n == name) {
+        None
+    } else {
+        Some(unknown_tool(name))
+    }
+}
+
 /// §3: the Tools-menu heading of a category.
 pub fn category_label(category: Category) -> &'static str {
     match category {

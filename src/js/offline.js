@@ -4,7 +4,7 @@
 // blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one. Where the
 // page is cross-origin isolated the Worker uses the multi-threaded build (a rayon pool of Workers);
 // the structure is the same either way.
-import { callDeadlineMs, callTimeoutMs, interpretCall, offlineToolsList, parseToolList } from "./megane_builder_client.js";
+import { callDeadlineMs, callTimeoutMs, interpretCall, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
@@ -13,7 +13,16 @@ const SERVER_NAME = "megane-builder-client (offline)";
  *          threads?: "auto" | boolean, threadCount?: number, workerUrl?: string | URL}} [options]
  */
 export function offlineTools(options = {}) {
-  const toolbox = parseToolList(offlineToolsList(), options.serverId ?? "offline");
+  let toolbox;
+  try {
+    toolbox = parseToolList(offlineToolsList(), options.serverId ?? "offline");
+  } catch (error) {
+    // Before init() the wasm exports fail with a TypeError about an undefined `wasm`.
+    if (error instanceof TypeError) {
+      throw new Error("offlineTools(): the package is not initialised; await init() (its default export) first.", { cause: error });
+    }
+    throw error;
+  }
   const threads = options.threads ?? "auto";
   const notices = [];
   const status = { threads: null };
@@ -69,8 +78,9 @@ export function offlineTools(options = {}) {
   }
 
   async function runCall(name, args, { onProgress, signal, timeoutMs } = {}) {
+    const refused = refuseCall(toolbox, String(name));
+    if (refused) return refused;
     const button = toolbox.buttons.find((b) => b.name === name);
-    if (!button) return { ok: false, error: `Unknown tool: ${name}` };
     const cancelled = { ok: false, error: "Cancelled.", cancelled: true };
     if (signal?.aborted) return cancelled;
     // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).

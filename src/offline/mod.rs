@@ -27,7 +27,7 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
     let definition = match name {
         "liquid_box" => definitions::liquid_box(),
         "solvate" => definitions::solvate(),
-        other => return assemble::tool_error(&format!("Unknown tool: {other}")),
+        other => return assemble::tool_error(&crate::contract::discovery::unknown_tool(other)),
     };
     let schema = &definition["inputSchema"];
     let form = form_for(schema).ok();

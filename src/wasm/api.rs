@@ -278,6 +278,45 @@ pub fn plan_apply_js(
     }
 }
 
+/// The tool names of a toolbox as `parseToolList` returned it (the rest is ignored).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ListedNames {
+    buttons: Vec<Named>,
+    plain_tools: Vec<Named>,
+    unsupported_contract: Vec<Named>,
+    unknown_apply: Vec<Named>,
+    malformed: Vec<Named>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Named {
+    name: String,
+}
+
+/// §6: `{ok: false, error: "Unknown tool: <name>"}` when `toolbox` (from `parseToolList`) does not
+/// list `name`, else `null`: the check a `ToolServer` makes before calling, remote or offline.
+#[wasm_bindgen(js_name = refuseCall, unchecked_return_type = "Failure | null")]
+pub fn refuse_call_js(
+    #[wasm_bindgen(unchecked_param_type = "Toolbox")] toolbox: JsValue,
+    name: String,
+) -> Result<JsValue, JsError> {
+    let listed: ListedNames = from_js(toolbox, "toolbox (pass the result of parseToolList)")?;
+    let names = listed
+        .buttons
+        .iter()
+        .chain(&listed.plain_tools)
+        .chain(&listed.unsupported_contract)
+        .chain(&listed.unknown_apply)
+        .chain(&listed.malformed)
+        .map(|n| n.name.as_str());
+    Ok(match discovery::refuse_call(names, &name) {
+        Some(error) => failure(&error),
+        None => JsValue::NULL,
+    })
+}
+
 /// §6: the call timeout in milliseconds: an explicit positive `timeoutMs`, else
 /// max(60 s, 5 × expectedSeconds); at most 30 minutes either way.
 #[wasm_bindgen(js_name = callTimeoutMs)]

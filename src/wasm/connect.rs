@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::interop::{failure, from_js_or_default, set, string_array, to_js};
-use crate::contract::discovery::{parse_tool_list, Toolbox};
+use crate::contract::discovery::{parse_tool_list, refuse_call, Toolbox};
 use crate::contract::result::interpret_call_value;
 use crate::contract::text::one_line;
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
@@ -269,6 +269,10 @@ impl ToolServerHandle {
         future_to_promise(async move {
             let options = parsed.map_err(JsValue::from)?;
             let arguments = arguments.map_err(JsValue::from)?;
+            // §6: a tool this server does not list is refused here, as offline, without a request.
+            if let Some(error) = refuse_call(shared.borrow().toolbox.names(), &name) {
+                return Ok(failure(&error));
+            }
             let (client, button) = {
                 let s = shared.borrow();
                 (

@@ -129,6 +129,21 @@ test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, r
   assert.deepEqual(outcome.after, { ok: true, error: null, timedOut: false, atoms: 3 });
 });
 
+test("offlineTools() before init() says what to do", async () => {
+  const fresh = await openPage(browser, `${server.url}/tests/node/pages/blank.html`, errors);
+  const message = await fresh.evaluate(async () => {
+    const offline = await import("/pkg/offline.js");
+    try {
+      offline.offlineTools();
+      return "no error";
+    } catch (error) {
+      return error.message;
+    }
+  });
+  await fresh.close();
+  assert.equal(message, "offlineTools(): the package is not initialised; await init() (its default export) first.");
+});
+
 test("no page errors", () => {
   assert.deepEqual(errors, []);
 });
