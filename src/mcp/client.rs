@@ -461,6 +461,18 @@ impl Client {
     /// anything the server sends for it afterwards is discarded. Reports [`McpError::Cancelled`].
     /// The handshake is never cancelled on the wire (the spec forbids cancelling `initialize`).
     pub fn cancel(&mut self, op: OpId, _now: u64) {
+        // §6: an answer already received but not yet taken by the host (a cancel from a progress
+        // callback while the same chunk also carried the result) is dropped, never applied.
+        let queued = self.events.len();
+        self.events
+            .retain(|e| !matches!(e, Event::Response { op: o, .. } if *o == op));
+        if self.events.len() < queued {
+            self.events.push_back(Event::Failed {
+                op,
+                error: McpError::Cancelled,
+            });
+            return;
+        }
         self.stop_op(op, McpError::Cancelled);
     }
 
