@@ -609,7 +609,7 @@ fn http_errors_a_user_can_act_on() {
     assert!(e.to_string().contains("421"));
     for (file, text) in [
         ("http-stateful/24-accept-json-only.json", "The server failed: Not Acceptable: Client must accept both application/json and text/event-stream (HTTP 406, JSON-RPC error -32600)"),
-        ("http-stateful/25-wrong-content-type.json", "The server failed: HTTP 400: Invalid Content-Type header"),
+        ("http-stateful/25-wrong-content-type.json", "The server failed: HTTP 400 Bad Request: Invalid Content-Type header"),
         // A 2026-07-28 server's header error (-32020) as the answer to a legacy initialize: the
         // server speaks only 2026-07-28.
         ("http-modern-2026-07-28/01-modern-2026-07-28-tools-list-no-method-header.json", "The server speaks only MCP 2026-07-28: connect with protocol \"auto\" or \"modern\"."),

@@ -235,7 +235,7 @@ fn hostile_and_truncated_bodies_fail_with_one_line() {
             &json_like,
             500,
             vec![b'x'; 200_000],
-            "The server failed: HTTP 500: xxxx",
+            "The server failed: HTTP 500 Internal Server Error: xxxx",
         ),
     ];
     for (like, status, body, expected) in cases {
@@ -285,6 +285,7 @@ fn a_tools_call_answered_by_invalid_params_is_a_refusal_not_a_failure() {
         h.c.call_tool("liquid_box", json!({}), &CallOptions::default(), h.now);
     let (ex, req) = h.next_send();
     let id = req.json().unwrap()["id"].clone();
+    // The message's first line only (issue 11, item 3).
     let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "components: field required\nTraceback"}});
     h.head(ex, &like);
     h.body(ex, &sse_frame(&body));
@@ -293,7 +294,7 @@ fn a_tools_call_answered_by_invalid_params_is_a_refusal_not_a_failure() {
     assert!(matches!(e, McpError::InvalidParams { .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
-        "The server refused the arguments: components: field required Traceback (JSON-RPC error -32602)"
+        "The server refused the arguments: components: field required (JSON-RPC error -32602)"
     );
 }
 

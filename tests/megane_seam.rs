@@ -352,7 +352,7 @@ fn names_and_fragment_ids() {
     assert_eq!(new_fragment_id("water-solvent", &[]), "water-solvent");
     let taken = vec!["water-solvent".to_string(), "water-solvent-2".to_string()];
     assert_eq!(new_fragment_id("Water Solvent", &taken), "water-solvent-3");
-    assert_eq!(new_fragment_id("***", &[]), "fragment");
+    assert_eq!(new_fragment_id("***", &[]), "result");
     assert_eq!(sanitise_file_name("water-ethanol"), "water-ethanol");
     assert_eq!(sanitise_file_name("a b/../c"), "a_b_.._c");
     assert_eq!(sanitise_file_name("  "), "result");

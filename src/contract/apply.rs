@@ -24,8 +24,9 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use super::marker::{Apply, Marker};
-use super::result::BuilderResult;
-use super::structure::{excerpt, StringColumn, Structure};
+use super::result::{check_contract, BuilderResult, FALLBACK_NAME};
+use super::structure::{StringColumn, Structure};
+use super::text::excerpt;
 
 /// §5.2: two cells whose components differ by at most this (Å) are the same cell.
 pub const CELL_TOLERANCE: f64 = 1e-4;
@@ -158,12 +159,7 @@ pub fn plan_apply_as(
             ));
         }
     }
-    if result.contract != marker.contract {
-        return Err(format!(
-            "contract: the result is for contract {}, but the tool declared contract {}",
-            result.contract, marker.contract
-        ));
-    }
+    check_contract(Some(marker.contract), result.contract)?;
     result.structure.validate()?;
     match marker.apply {
         Apply::NewDocument => {
@@ -349,14 +345,14 @@ pub fn sanitise_file_name(name: &str) -> String {
         .collect();
     let trimmed = trimmed.trim_end_matches(['_', '.']);
     if trimmed.is_empty() {
-        "result".to_string()
+        FALLBACK_NAME.to_string()
     } else {
         trimmed.to_string()
     }
 }
 
 /// §5.2: the fragment id stem for a result name: lower case, runs of other characters → `-`,
-/// no leading or trailing `-`, ≤ 24 characters, else `fragment`.
+/// no leading or trailing `-`, ≤ 24 characters, else `result` (§5's fallback name).
 pub fn fragment_stem(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars().flat_map(char::to_lowercase) {
@@ -373,7 +369,7 @@ pub fn fragment_stem(name: &str) -> String {
         .collect();
     let stem = stem.trim_end_matches('-');
     if stem.is_empty() {
-        "fragment".to_string()
+        FALLBACK_NAME.to_string()
     } else {
         stem.to_string()
     }
@@ -691,7 +687,9 @@ mod tests {
         assert_eq!(sanitise_file_name("../.."), "result");
         assert_eq!(sanitise_file_name(&"x".repeat(100)).len(), 64);
         assert_eq!(fragment_stem("Water Solvent!"), "water-solvent");
-        assert_eq!(fragment_stem("***"), "fragment");
+        assert_eq!(fragment_stem("***"), "result");
+        assert_eq!(fragment_stem(""), "result");
+        assert_eq!(new_fragment_id("", &["result".to_string()]), "result-2");
         assert_eq!(fragment_stem(&"ab-".repeat(20)).len(), 23);
     }
 

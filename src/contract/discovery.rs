@@ -7,8 +7,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::form::{plain_text, Form};
+use super::form::Form;
 use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
+use super::text::{excerpt, one_line, plain_text};
 
 /// §3/§9: image types an icon `data:` URI may carry.
 pub const ALLOWED_ICON_TYPES: &[&str] = &[
@@ -105,6 +106,39 @@ pub struct Toolbox {
     pub notices: Vec<String>,
 }
 
+impl Toolbox {
+    /// Every tool name the server listed: buttons, plain tools and hidden tools.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        let hidden = self
+            .unsupported_contract
+            .iter()
+            .chain(&self.unknown_apply)
+            .chain(&self.malformed)
+            .map(|t| t.name.as_str());
+        self.buttons
+            .iter()
+            .map(|b| b.name.as_str())
+            .chain(self.plain_tools.iter().map(|t| t.name.as_str()))
+            .chain(hidden)
+    }
+}
+
+/// §6: the one-line error for a call to a tool the server does not list: `Unknown tool: <name>`.
+/// The same for remote servers and the offline tools.
+pub fn unknown_tool(name: &str) -> String {
+    format!("Unknown tool: {}", excerpt(name))
+}
+
+/// §6: `Some(`[`unknown_tool`]`)` when `name` is not among the `listed` names (a call to it is
+/// refused without a request), else `None`.
+pub fn refuse_call<'a>(listed: impl IntoIterator<Item = &'a str>, name: &str) -> Option<String> {
+    if listed.into_iter().any(|n| n == name) {
+        None
+    } else {
+        Some(unknown_tool(name))
+    }
+}
+
 /// §3: the Tools-menu heading of a category.
 pub fn category_label(category: Category) -> &'static str {
     match category {
@@ -167,7 +201,7 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
         };
         // The name is what `tools/call` must send back: kept exactly; only the label is cleaned.
         let name = name.to_string();
-        let label = label_of(definition, &plain_text(&name));
+        let label = label_of(definition, &one_line(&name));
         if seen_names.contains(&name) {
             toolbox.malformed.push(hidden(
                 name,
@@ -314,7 +348,7 @@ fn read_marker(definition: &Map<String, Value>) -> MarkerRead {
     let apply = match marker.get("apply").map(|a| a.as_str()) {
         Some(Some("new_document")) => Apply::NewDocument,
         Some(Some("insert")) => Apply::Insert,
-        Some(Some(other)) => return MarkerRead::UnknownApply(plain_text(other)),
+        Some(Some(other)) => return MarkerRead::UnknownApply(excerpt(other)),
         Some(None) => return MarkerRead::Malformed("its marker's `apply` is not text".to_string()),
         None => return MarkerRead::Malformed("its marker has no `apply`".to_string()),
     };
@@ -333,7 +367,7 @@ fn read_marker(definition: &Map<String, Value>) -> MarkerRead {
         Some(Some(other)) => {
             return MarkerRead::Malformed(format!(
                 "its marker's `document` is `{}` (none, optional or required)",
-                plain_text(other)
+                excerpt(other)
             ))
         }
         Some(None) => {
@@ -393,7 +427,10 @@ fn make_button(
             notices.extend(consistency_notices(&label, &marker, &form, &input_schema));
             (Some(form), None)
         }
-        Err(reason) => (None, Some(format!("Builder cannot build a form: {reason}"))),
+        Err(reason) => (
+            None,
+            Some(one_line(&format!("Builder cannot build a form: {reason}"))),
+        ),
     };
     ToolButton {
         server_id: server_id.map(str::to_string),
@@ -467,9 +504,9 @@ fn consistency_notices(label: &str, marker: &Marker, form: &Form, schema: &Value
 
 fn hidden(name: String, label: Option<String>, reason: &str) -> HiddenTool {
     HiddenTool {
-        label: label.unwrap_or_else(|| name.clone()),
+        label: label.unwrap_or_else(|| one_line(&name)),
         name,
-        reason: reason.to_string(),
+        reason: one_line(reason),
     }
 }
 
@@ -483,9 +520,8 @@ fn label_of(definition: &Map<String, Value>, name: &str) -> String {
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
-        .map(plain_text)
+        .map(one_line)
         .find(|t| !t.is_empty())
-        .map(|t| t.replace('\n', " "))
         .unwrap_or_else(|| name.to_string())
 }
 
@@ -498,7 +534,7 @@ fn description_of(definition: &Map<String, Value>) -> String {
 }
 
 fn tooltip_of(definition: &Map<String, Value>) -> String {
-    first_sentence(&description_of(definition))
+    one_line(&first_sentence(&description_of(definition)))
 }
 
 /// §3: the first sentence of a description: up to the first `.`, `!` or `?` followed by white

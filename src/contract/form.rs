@@ -11,6 +11,7 @@ use super::schema::{
     num_key, required_names, resolve, single_type, str_key, strip_nullable, uint_key,
     UNSUPPORTED_KEYWORDS,
 };
+use super::text::{excerpt, one_line, plain_text};
 use super::units::{unit_info, UnitInfo};
 
 /// §4.2: the widgets of contract version 1.
@@ -226,7 +227,8 @@ pub fn build_form(input_schema: &Value) -> Result<Form, String> {
     if documents.len() > 1 {
         return Err(format!(
             "properties `{}` and `{}` are both document widgets (§4.3 allows one)",
-            documents[0].key, documents[1].key
+            excerpt(&documents[0].key),
+            excerpt(&documents[1].key)
         ));
     }
     Ok(Form {
@@ -288,7 +290,8 @@ impl Builder<'_> {
                 Some(kind) => widget_control(kind, &inner, path, level)?,
                 None => {
                     self.notices.push(format!(
-                        "Property `{path}` asks for the widget `{name}`, which this Builder does not know; it is shown as a plain control."
+                        "Property `{path}` asks for the widget `{}`, which this Builder does not know; it is shown as a plain control.",
+                        excerpt(name)
                     ));
                     self.plain_control(&inner, path, level)?
                 }
@@ -304,7 +307,7 @@ impl Builder<'_> {
         Ok(Field {
             key: key.to_string(),
             label: str_key(&resolved, "title")
-                .map(plain_text)
+                .map(one_line)
                 .filter(|t| !t.is_empty())
                 .unwrap_or_else(|| readable_key(key)),
             help: field_help(schema, &resolved),
@@ -368,7 +371,7 @@ impl Builder<'_> {
                     fields: self.fields_of(schema, path, Level::Fieldset)?,
                 })
             }
-            Some(other) => Err(format!("property `{path}` has type `{other}`")),
+            Some(other) => Err(format!("property `{path}` has type `{}`", excerpt(other))),
             None => match schema.get("type") {
                 Some(_) => Err(format!("property `{path}` has more than one type")),
                 None => Err(format!("property `{path}` has no type")),
@@ -418,7 +421,10 @@ impl Builder<'_> {
                     max_rows: uint_key(schema, "maxItems"),
                 })
             }
-            Some(other) => Err(format!("property `{path}` is a list of `{other}`")),
+            Some(other) => Err(format!(
+                "property `{path}` is a list of `{}`",
+                excerpt(other)
+            )),
             None => Err(format!(
                 "property `{path}` is a list whose items have no single type"
             )),
@@ -519,8 +525,9 @@ fn check_atom_references(fields: &[Field], prefix: &str) -> Result<(), String> {
                 let target = fields.iter().find(|f| &f.key == of);
                 if !target.is_some_and(|t| t.control == Control::Molecule) {
                     return Err(format!(
-                        "property `{}` refers with `x-megane-of` to `{of}`, which is not a molecule widget beside it",
-                        join(prefix, &field.key)
+                        "property `{}` refers with `x-megane-of` to `{}`, which is not a molecule widget beside it",
+                        join(prefix, &field.key),
+                        excerpt(of)
                     ));
                 }
             }
@@ -567,9 +574,11 @@ fn unsupported_keyword(schema: &Map<String, Value>) -> Option<&'static str> {
         .find(|k| schema.contains_key(*k))
 }
 
+/// A property's path for messages (`components[].count`), its server-given key as one line.
 fn join(prefix: &str, key: &str) -> String {
+    let key = excerpt(key);
     if prefix.is_empty() {
-        key.to_string()
+        key
     } else {
         format!("{prefix}.{key}")
     }
@@ -581,17 +590,6 @@ fn where_(prefix: &str) -> String {
     } else {
         format!("property `{prefix}`: ")
     }
-}
-
-/// Server text as one plain line-safe string: control characters other than newlines removed,
-/// length capped at 2 000 characters. It is still rendered as text, never as HTML (§9).
-pub fn plain_text(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || *c == '\n')
-        .take(2000)
-        .collect::<String>()
-        .trim()
-        .to_string()
 }
 
 /// `atom_names` / `atomNames` → `Atom names`: the label of a property without a `title`.

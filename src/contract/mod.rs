@@ -14,6 +14,7 @@ pub mod result;
 pub mod schema;
 pub mod seam;
 pub mod structure;
+pub mod text;
 pub mod timing;
 pub mod units;
 pub mod validate;

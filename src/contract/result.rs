@@ -23,9 +23,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use super::marker::{Marker, SUPPORTED_CONTRACTS};
-use super::structure::{
-    at_path, excerpt, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
-};
+use super::structure::{at_path, without_position, Int, ListSeed, Nullable, Skip, Structure, Text};
+use super::text::{excerpt, one_line};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
 /// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
@@ -260,23 +259,23 @@ pub fn check_builder_result(
     check_result(Some(marker.contract), result)
 }
 
+/// §5: the one check of a result's `contract`: it must be the tool's (`Some`, from its marker),
+/// or (`None`, the tool unknown) one this client supports.
+pub fn check_contract(expected: Option<u64>, result_contract: u64) -> Result<(), String> {
+    match expected {
+        Some(expected) if result_contract != expected => Err(format!(
+            "contract: the result is for contract {result_contract}, but the tool declared contract {expected}"
+        )),
+        None if !SUPPORTED_CONTRACTS.contains(&result_contract) => Err(format!(
+            "contract: the result is for contract {result_contract}, which this client does not support"
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// [`check_builder_result`] against the tool's contract, or (`None`) any supported contract.
 fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<BuilderResult, String> {
-    match contract {
-        Some(expected) if result.contract != expected => {
-            return Err(format!(
-            "contract: the result is for contract {}, but the tool declared contract {expected}",
-            result.contract
-        ))
-        }
-        None if !SUPPORTED_CONTRACTS.contains(&result.contract) => {
-            return Err(format!(
-                "contract: the result is for contract {}, which this client does not support",
-                result.contract
-            ))
-        }
-        _ => {}
-    }
+    check_contract(contract, result.contract)?;
     result.structure.validate()?;
     if result.name.trim().is_empty() {
         result.name = FALLBACK_NAME.to_string();
@@ -328,20 +327,6 @@ fn starts_with_field_path(message: &str) -> bool {
         }
         None => false,
     }
-}
-
-/// The first line of `text`, control characters removed, at most 500 characters.
-fn one_line(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let mut out: String = line.chars().filter(|c| !c.is_control()).take(500).collect();
-    if line.chars().count() > 500 {
-        out.push('…');
-    }
-    out
 }
 
 /// Follows a JSON-RPC envelope to the `CallToolResult`, or turns its `error` into the §6 line.

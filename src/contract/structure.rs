@@ -13,6 +13,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Index;
 
+use super::text::excerpt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -449,19 +450,6 @@ impl Serialize for StringColumn {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.iter())
     }
-}
-
-/// At most 40 characters of server text, control characters replaced, for one-line errors.
-pub(crate) fn excerpt(text: &str) -> String {
-    let mut out: String = text
-        .chars()
-        .take(40)
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if text.chars().nth(40).is_some() {
-        out.push('…');
-    }
-    out
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 //! §6 execution timing: the call timeout and the progress indicator chosen from a tool's
-//! `expectedSeconds` (§3 marker).
+//! `expectedSeconds` (§3 marker), and when a running call times out. The one place for these
+//! rules: the remote client (`mcp::client`) and the offline tools (`src/js/offline.js`, through
+//! the wasm API's `callTimeoutMs` / `callDeadlineMs`) both call them.
 
 /// §6: the shortest timeout, 60 s in milliseconds.
 pub const MIN_TIMEOUT_MS: u64 = 60_000;
@@ -8,10 +10,16 @@ pub const MAX_TIMEOUT_MS: u64 = 30 * 60_000;
 /// §3: above this many expected seconds Builder shows a progress bar instead of a spinner.
 pub const BAR_THRESHOLD_SECONDS: f64 = 2.0;
 
-/// §6: the call timeout in milliseconds: max(60 s, 5 × `expected_seconds`), at most 30 minutes.
+/// §6: the call timeout in milliseconds: the host's explicit `timeout_ms` when it is a positive
+/// finite number (rounded up to a whole millisecond), else max(60 s, 5 × `expected_seconds`);
+/// either way at most 30 minutes.
 ///
-/// A missing, NaN, infinite, zero or negative `expected_seconds` gives 60 s.
-pub fn call_timeout_ms(expected_seconds: Option<f64>) -> u64 {
+/// A missing, NaN, infinite, zero or negative `expected_seconds` gives 60 s; such a `timeout_ms`
+/// is treated as absent.
+pub fn call_timeout_ms(expected_seconds: Option<f64>, timeout_ms: Option<f64>) -> u64 {
+    if let Some(explicit) = timeout_ms.filter(|t| t.is_finite() && *t > 0.0) {
+        return explicit.min(MAX_TIMEOUT_MS as f64).ceil() as u64;
+    }
     match usable_seconds(expected_seconds) {
         None => MIN_TIMEOUT_MS,
         Some(seconds) => {
@@ -22,6 +30,16 @@ pub fn call_timeout_ms(expected_seconds: Option<f64>) -> u64 {
                 .ceil() as u64
         }
     }
+}
+
+/// §6: when a call times out (milliseconds, on the caller's clock): `timeout_ms` (from
+/// [`call_timeout_ms`]) after its last sign of life — its start or its latest progress
+/// notification, `last_activity` — but never later than 30 minutes after `started_at`. Progress
+/// thus keeps a long call alive without letting it run for ever.
+pub fn call_deadline_ms(started_at: u64, last_activity: u64, timeout_ms: u64) -> u64 {
+    last_activity
+        .saturating_add(timeout_ms)
+        .min(started_at.saturating_add(MAX_TIMEOUT_MS))
 }
 
 /// §3/§6: how the host shows a running call.
@@ -53,14 +71,33 @@ mod tests {
 
     #[test]
     fn timeout_follows_the_formula_and_bounds() {
-        assert_eq!(call_timeout_ms(None), 60_000);
-        assert_eq!(call_timeout_ms(Some(5.0)), 60_000);
-        assert_eq!(call_timeout_ms(Some(20.0)), 100_000);
-        assert_eq!(call_timeout_ms(Some(60.0)), 300_000);
-        assert_eq!(call_timeout_ms(Some(1e9)), 1_800_000);
-        assert_eq!(call_timeout_ms(Some(f64::INFINITY)), 60_000);
-        assert_eq!(call_timeout_ms(Some(f64::NAN)), 60_000);
-        assert_eq!(call_timeout_ms(Some(-3.0)), 60_000);
+        assert_eq!(call_timeout_ms(None, None), 60_000);
+        assert_eq!(call_timeout_ms(Some(5.0), None), 60_000);
+        assert_eq!(call_timeout_ms(Some(20.0), None), 100_000);
+        assert_eq!(call_timeout_ms(Some(60.0), None), 300_000);
+        assert_eq!(call_timeout_ms(Some(1e9), None), 1_800_000);
+        assert_eq!(call_timeout_ms(Some(f64::INFINITY), None), 60_000);
+        assert_eq!(call_timeout_ms(Some(f64::NAN), None), 60_000);
+        assert_eq!(call_timeout_ms(Some(-3.0), None), 60_000);
+    }
+
+    #[test]
+    fn an_explicit_timeout_wins_but_is_capped_and_garbage_is_absent() {
+        assert_eq!(call_timeout_ms(Some(20.0), Some(5_000.0)), 5_000);
+        assert_eq!(call_timeout_ms(None, Some(0.5)), 1);
+        assert_eq!(call_timeout_ms(None, Some(4e6)), 1_800_000);
+        assert_eq!(call_timeout_ms(None, Some(f64::INFINITY)), 60_000);
+        assert_eq!(call_timeout_ms(Some(20.0), Some(0.0)), 100_000);
+        assert_eq!(call_timeout_ms(None, Some(-1.0)), 60_000);
+        assert_eq!(call_timeout_ms(None, Some(f64::NAN)), 60_000);
+    }
+
+    #[test]
+    fn progress_moves_the_deadline_up_to_thirty_minutes_after_the_start() {
+        assert_eq!(call_deadline_ms(1_000, 1_000, 60_000), 61_000);
+        assert_eq!(call_deadline_ms(1_000, 50_000, 60_000), 110_000);
+        assert_eq!(call_deadline_ms(1_000, 1_790_000, 60_000), 1_801_000);
+        assert_eq!(call_deadline_ms(0, u64::MAX, 60_000), 1_800_000);
     }
 
     #[test]

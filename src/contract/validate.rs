@@ -18,6 +18,7 @@ use serde_json::{json, Map, Value};
 
 use super::canonical::canonical_json;
 use super::form::{Control, Field, Form};
+use super::text::{excerpt, one_line, one_line_max};
 
 /// One reason Run is not possible: the field's path (`components/0/count`, empty for the whole
 /// form) and a sentence for the user.
@@ -312,7 +313,7 @@ fn locate<'a>(segments: &[String], fields: &'a [Field]) -> (String, Option<&'a F
         match current_fields.iter().find(|f| &f.key == key) {
             Some(field) => {
                 found = Some(field);
-                label_parts.push(field.label.clone());
+                label_parts.push(one_line(&field.label));
                 match &field.control {
                     Control::Table { columns, .. } => {
                         if let Some(row) = segments.get(i + 1).and_then(|r| r.parse::<usize>().ok())
@@ -334,7 +335,7 @@ fn locate<'a>(segments: &[String], fields: &'a [Field]) -> (String, Option<&'a F
                         *last = format!("{last}, value {}", index + 1);
                     }
                 } else {
-                    label_parts.push(key.clone());
+                    label_parts.push(excerpt(key));
                     found = None;
                 }
             }
@@ -420,7 +421,11 @@ fn describe(kind: &ValidationErrorKind, segments: &[String], fields: &[Field]) -
         ValidationErrorKind::AdditionalProperties { unexpected } => {
             format!(
                 "{label} has fields this tool does not take: {}.",
-                unexpected.join(", ")
+                unexpected
+                    .iter()
+                    .map(|k| excerpt(k))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         }
         ValidationErrorKind::UniqueItems => format!("{label} must not repeat a value."),
@@ -480,25 +485,15 @@ fn list(options: &Value) -> String {
     }
 }
 
+/// A value from the schema quoted in a message: text as itself, anything else as compact JSON;
+/// one line of at most 60 characters.
 fn short_json(value: &Value) -> String {
     match value {
-        Value::String(s) => s.clone(),
-        other => {
-            let text = other.to_string();
-            if text.chars().count() > 60 {
-                format!("{}…", text.chars().take(60).collect::<String>())
-            } else {
-                text
-            }
-        }
+        Value::String(s) => one_line_max(s, 60),
+        other => one_line_max(&other.to_string(), 60),
     }
 }
 
 fn unescape_pointer(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
-}
-
-/// The first line of a message, trimmed: errors are one line.
-pub fn one_line(text: &str) -> String {
-    text.lines().next().unwrap_or_default().trim().to_string()
 }

@@ -117,7 +117,7 @@ export function newFragmentId(name, existingIds) {
   return id;
 }
 
-/** §6: max(60 s, 5 × expectedSeconds), at most 30 minutes, in ms. */
+/** §6: max(60 s, 5 × expectedSeconds), at most 30 minutes, in ms (the contract core's rule). */
 export function callTimeoutMs(expectedSeconds) {
   return core().callTimeoutMs(expectedSeconds ?? undefined);
 }

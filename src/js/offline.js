@@ -4,7 +4,7 @@
 // blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one. Where the
 // page is cross-origin isolated the Worker uses the multi-threaded build (a rayon pool of Workers);
 // the structure is the same either way.
-import { callTimeoutMs, interpretCall, offlineToolsList, parseToolList } from "./megane_builder_client.js";
+import { callDeadlineMs, callTimeoutMs, interpretCall, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
@@ -13,7 +13,16 @@ const SERVER_NAME = "megane-builder-client (offline)";
  *          threads?: "auto" | boolean, threadCount?: number, workerUrl?: string | URL}} [options]
  */
 export function offlineTools(options = {}) {
-  const toolbox = parseToolList(offlineToolsList(), options.serverId ?? "offline");
+  let toolbox;
+  try {
+    toolbox = parseToolList(offlineToolsList(), options.serverId ?? "offline");
+  } catch (error) {
+    // Before init() the wasm exports fail with a TypeError about an undefined `wasm`.
+    if (error instanceof TypeError) {
+      throw new Error("offlineTools(): the package is not initialised; await init() (its default export) first.", { cause: error });
+    }
+    throw error;
+  }
   const threads = options.threads ?? "auto";
   const notices = [];
   const status = { threads: null };
@@ -69,8 +78,9 @@ export function offlineTools(options = {}) {
   }
 
   async function runCall(name, args, { onProgress, signal, timeoutMs } = {}) {
+    const refused = refuseCall(toolbox, String(name));
+    if (refused) return refused;
     const button = toolbox.buttons.find((b) => b.name === name);
-    if (!button) return { ok: false, error: `Unknown tool: ${name}` };
     const cancelled = { ok: false, error: "Cancelled.", cancelled: true };
     if (signal?.aborted) return cancelled;
     // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).
@@ -88,10 +98,22 @@ export function offlineTools(options = {}) {
     if (signal?.aborted) return cancelled;
     const id = ++sequence;
     const current = worker;
+    // §6: the contract core's timeout (explicit timeoutMs capped at 30 min), reset by progress
+    // but never past 30 min after the start — the same functions the remote client uses.
     const requested = Number(timeoutMs);
-    const limit = Number.isFinite(requested) && requested > 0 ? requested : callTimeoutMs(button.marker.expectedSeconds);
+    const limit = callTimeoutMs(button.marker.expectedSeconds ?? undefined, Number.isFinite(requested) ? requested : undefined);
+    const startedAt = performance.now();
     return new Promise((resolve) => {
       let settled = false;
+      let timer = null;
+      const armTimer = (lastActivity) => {
+        clearTimeout(timer);
+        const deadline = callDeadlineMs(startedAt, lastActivity, limit);
+        timer = setTimeout(
+          () => finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true),
+          Math.max(0, deadline - performance.now()),
+        );
+      };
       const finish = (outcome, kill) => {
         if (settled) return;
         settled = true;
@@ -105,17 +127,17 @@ export function offlineTools(options = {}) {
       const onMessage = (event) => {
         const message = event.data;
         if (message?.id !== id) return;
-        if (message.type === "progress") onProgress?.(message.fraction, message.message);
+        if (message.type === "progress") {
+          armTimer(performance.now());
+          onProgress?.(message.fraction, message.message);
+        }
         else if (message.type === "result") finish(interpretCall(button, message.bytes), false);
         // A trap leaves the wasm instance unusable: start afresh next time.
         else if (message.type === "error") finish({ ok: false, error: `The offline tool failed: ${message.error}` }, true);
       };
       const onError = (event) => finish({ ok: false, error: `The offline tool failed: ${event.message || "worker error"}` }, true);
       const onAbort = () => finish(cancelled, true);
-      const timer = setTimeout(
-        () => finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true),
-        limit,
-      );
+      armTimer(startedAt);
       current.addEventListener("message", onMessage);
       current.addEventListener("error", onError);
       signal?.addEventListener("abort", onAbort);

@@ -1,26 +1,10 @@
-//! Tool-call rules: the contract §6 timeout, and turning `notifications/progress` into
-//! `(fraction, message)`.
+//! Tool-call rules: turning `notifications/progress` into `(fraction, message)`. The §6 timeout
+//! lives in `contract::timing` (one rule for remote and offline calls).
 
 use serde_json::Value;
 
-/// The shortest call timeout (contract §6), in milliseconds.
-pub const MIN_CALL_TIMEOUT_MS: u64 = 60_000;
-/// The longest call timeout, and the cap that progress never extends past (contract §6).
-pub const MAX_CALL_TIMEOUT_MS: u64 = 30 * 60_000;
 /// Timeout of requests other than `tools/call` (initialize, tools/list, ping, DELETE).
 pub const DEFAULT_REQUEST_TIMEOUT_MS: u64 = 60_000;
-
-/// max(60 s, 5 × expectedSeconds), at most 30 minutes; an explicit `timeout_ms` wins but is capped too.
-pub fn call_timeout_ms(expected_seconds: Option<f64>, timeout_ms: Option<u64>) -> u64 {
-    if let Some(t) = timeout_ms {
-        return t.clamp(1, MAX_CALL_TIMEOUT_MS);
-    }
-    let from_expected = match expected_seconds {
-        Some(s) if s.is_finite() && s > 0.0 => (s * 5_000.0).min(MAX_CALL_TIMEOUT_MS as f64) as u64,
-        _ => 0,
-    };
-    from_expected.clamp(MIN_CALL_TIMEOUT_MS, MAX_CALL_TIMEOUT_MS)
-}
 
 /// A progress report for the host.
 #[derive(Debug, Clone, PartialEq)]

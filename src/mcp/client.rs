@@ -20,17 +20,16 @@ use std::fmt;
 use serde_json::{json, Value};
 
 use super::body::{BodyError, BodyReader};
-use super::call::{
-    call_timeout_ms, parse_progress, DEFAULT_REQUEST_TIMEOUT_MS, MAX_CALL_TIMEOUT_MS,
-};
+use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::elicit::{self, ElicitId, Form};
 use super::endpoint::Endpoint;
-use super::errors::{one_line, redact, McpError};
+use super::errors::{error_body_text, http_failure, one_line, redact, McpError};
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
 use super::jsonrpc::{self, Incoming, RpcError};
 use super::param_headers::{self, Binding};
 use super::session::{RequestFactory, Session};
 use super::version::{self, Era, ProtocolChoice};
+use crate::contract::timing::{call_deadline_ms, call_timeout_ms};
 
 /// Default cap on one response body: enough for a 500 000-atom result (contract §5.1) at 256 bytes per
 /// atom (positions at full double precision, elements, bonds, molecule and residue arrays, JSON-RPC and
@@ -207,7 +206,8 @@ pub enum Event {
 pub struct CallOptions {
     /// The tool's `expectedSeconds` (contract §3), for the timeout.
     pub expected_seconds: Option<f64>,
-    /// An explicit timeout (still capped at 30 minutes).
+    /// An explicit timeout in milliseconds (capped at 30 minutes; 0 means the contract's):
+    /// `contract::timing::call_timeout_ms`.
     pub timeout_ms: Option<u64>,
 }
 
@@ -235,7 +235,7 @@ enum OpKind {
         arguments: Value,
         token: String,
         timeout_ms: u64,
-        cap_at: u64,
+        started_at: u64,
         /// The current `input_required` round (2026-07-28 multi-round-trip requests), if any.
         input: Option<InputRound>,
         /// How many `input_required` rounds the call went through.
@@ -327,6 +327,8 @@ struct Exchange {
     rpc_id: Option<u64>,
     sent_session: bool,
     status: Option<u16>,
+    /// The answer's `Content-Type`: decides whether an error body may be shown.
+    content_type: Option<String>,
     reader: Option<BodyReader>,
     answered: bool,
     modern: bool,
@@ -506,7 +508,10 @@ impl Client {
         options: &CallOptions,
         now: u64,
     ) -> OpId {
-        let timeout_ms = call_timeout_ms(options.expected_seconds, options.timeout_ms);
+        let timeout_ms = call_timeout_ms(
+            options.expected_seconds,
+            options.timeout_ms.map(|t| t as f64),
+        );
         let id = self.next_op;
         let token = format!("mbc-progress-{id}");
         let kind = OpKind::Call {
@@ -514,11 +519,11 @@ impl Client {
             arguments,
             token: token.clone(),
             timeout_ms,
-            cap_at: now.saturating_add(MAX_CALL_TIMEOUT_MS),
+            started_at: now,
             input: None,
             rounds: 0,
         };
-        let op = self.new_op(kind, Some(now.saturating_add(timeout_ms)));
+        let op = self.new_op(kind, Some(call_deadline_ms(now, now, timeout_ms)));
         self.progress_tokens.insert(token, op);
         self.start_op(op, now);
         op
@@ -528,6 +533,18 @@ impl Client {
     /// anything the server sends for it afterwards is discarded. Reports [`McpError::Cancelled`].
     /// The handshake is never cancelled on the wire (the spec forbids cancelling `initialize`).
     pub fn cancel(&mut self, op: OpId, _now: u64) {
+        // §6: an answer already received but not yet taken by the host (a cancel from a progress
+        // callback while the same chunk also carried the result) is dropped, never applied.
+        let queued = self.events.len();
+        self.events
+            .retain(|e| !matches!(e, Event::Response { op: o, .. } if *o == op));
+        if self.events.len() < queued {
+            self.events.push_back(Event::Failed {
+                op,
+                error: McpError::Cancelled,
+            });
+            return;
+        }
         self.stop_op(op, McpError::Cancelled);
     }
 
@@ -662,6 +679,7 @@ impl Client {
             return;
         };
         ex.status = Some(status);
+        ex.content_type = header_value(headers, "content-type").map(str::to_string);
         if ex.purpose == Purpose::Initialize && (200..300).contains(&status) {
             self.session.session_id = header_value(headers, SESSION_ID)
                 .map(str::trim)
@@ -842,6 +860,7 @@ impl Client {
                 rpc_id,
                 sent_session,
                 status: None,
+                content_type: None,
                 reader: None,
                 answered: false,
                 modern: self.session.era == Era::Modern,
@@ -1170,10 +1189,12 @@ impl Client {
                     };
                     if let Some(o) = self.ops.get_mut(&op) {
                         if let OpKind::Call {
-                            timeout_ms, cap_at, ..
+                            timeout_ms,
+                            started_at,
+                            ..
                         } = &o.kind
                         {
-                            o.deadline = Some(now.saturating_add(*timeout_ms).min(*cap_at));
+                            o.deadline = Some(call_deadline_ms(*started_at, now, *timeout_ms));
                         }
                     }
                     self.events.push_back(Event::Progress {
@@ -1566,7 +1587,7 @@ impl Client {
         let OpKind::Call {
             input: Some(round),
             timeout_ms,
-            cap_at,
+            started_at,
             ..
         } = &mut o.kind
         else {
@@ -1575,7 +1596,7 @@ impl Client {
         round.responses.insert(key, result);
         round.awaiting = round.awaiting.saturating_sub(1);
         if round.awaiting == 0 {
-            o.deadline = Some(now.saturating_add(*timeout_ms).min(*cap_at));
+            o.deadline = Some(call_deadline_ms(*started_at, now, *timeout_ms));
             self.send_op_request(op, now);
         }
     }
@@ -1688,7 +1709,7 @@ impl Client {
         }
         let rpc_error = jsonrpc::error_in_body(body);
         let text = redact(
-            &one_line(&String::from_utf8_lossy(body)),
+            &error_body_text(ex.content_type.as_deref(), body),
             self.token.as_deref(),
         );
         // A legacy session that the server no longer knows: start a new one once, then retry.
@@ -1799,10 +1820,7 @@ impl Client {
                     redact(&one_line(&e.message), self.token.as_deref()),
                     e.code
                 )),
-                None if text.is_empty() => {
-                    McpError::server(format!("HTTP {status} from {}", self.endpoint.url))
-                }
-                None => McpError::server(format!("HTTP {status}: {text}")),
+                None => http_failure(status, &text),
             },
         };
         // The modern probe in auto mode falls back on anything but the errors a user must fix.

@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-/// Longest piece of server-provided text kept in an error message.
-const MAX_SERVER_TEXT: usize = 300;
+/// The one sanitiser for untrusted text (first line, no control characters, bounded), re-exported
+/// for the MCP core's messages.
+pub use crate::contract::text::one_line;
 
 /// Everything that can end a connection or an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,25 +108,57 @@ impl McpError {
     }
 }
 
-/// Collapses whitespace (newlines included) and bounds the length of server-provided text.
-pub fn one_line(s: &str) -> String {
-    let mut out = String::new();
-    for word in s.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(word);
-        if out.len() > MAX_SERVER_TEXT {
-            let mut cut = MAX_SERVER_TEXT;
-            while !out.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            out.truncate(cut);
-            out.push('…');
-            break;
-        }
+/// `HTTP 500 Internal Server Error`: a status with its standard reason phrase (crate `http`), or
+/// just `HTTP 599` for a status without one. The server's own reason phrase is never used.
+pub fn http_status(status: u16) -> String {
+    match http::StatusCode::from_u16(status)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+    {
+        Some(reason) => format!("HTTP {status} {reason}"),
+        None => format!("HTTP {status}"),
     }
-    out
+}
+
+/// §6/§9: what of an HTTP error answer's body may be shown: its first line ([`one_line`]) when the
+/// answer is `text/plain` or JSON (`application/json`, `…+json`) and valid UTF-8; nothing for HTML,
+/// binary or any other type. A body without a `Content-Type` (the reference server's 403
+/// `Invalid Origin header`) is shown only when it is UTF-8 text without control characters that
+/// does not start with `<` (markup).
+pub fn error_body_text(content_type: Option<&str>, body: &[u8]) -> String {
+    let Ok(text) = std::str::from_utf8(body) else {
+        return String::new();
+    };
+    let showable = match content_type {
+        Some(ct) => {
+            let mime = ct
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            mime == "text/plain" || mime == "application/json" || mime.ends_with("+json")
+        }
+        None => {
+            !text.trim_start().starts_with('<')
+                && !text.chars().any(|c| c.is_control() && !c.is_whitespace())
+        }
+    };
+    if showable {
+        one_line(text)
+    } else {
+        String::new()
+    }
+}
+
+/// §6: the error for an HTTP error answer that carries no JSON-RPC error: the status and its
+/// reason phrase, then the body's shown line ([`error_body_text`]) when there is one.
+pub fn http_failure(status: u16, shown_body: &str) -> McpError {
+    if shown_body.is_empty() {
+        McpError::server(http_status(status))
+    } else {
+        McpError::server(format!("{}: {shown_body}", http_status(status)))
+    }
 }
 
 /// Replaces every occurrence of `token` in `text` (a server that echoes it must not leak it).

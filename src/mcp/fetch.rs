@@ -131,7 +131,11 @@ fn pump(inner: &Rc<RefCell<Inner>>) {
                 let callback = inner.borrow_mut().progress.remove(&op);
                 if let Some(mut cb) = callback {
                     cb(fraction, message);
-                    inner.borrow_mut().progress.entry(op).or_insert(cb);
+                    // Not for an op the callback settled (a cancel): that would keep it for ever.
+                    let mut i = inner.borrow_mut();
+                    if !i.outcomes.contains_key(&op) {
+                        i.progress.entry(op).or_insert(cb);
+                    }
                 }
             }
             Event::Response { op, result } => settle(inner, op, Ok(result)),

@@ -50,7 +50,7 @@ fn run_tool(
         "liquid_box" => definitions::liquid_box(),
         "solvate" => definitions::solvate(),
         "polymer_chain" => definitions::polymer_chain(),
-        other => return Err(format!("Unknown tool: {other}")),
+        other => return Err(crate::contract::discovery::unknown_tool(other)),
     };
     let schema = &definition["inputSchema"];
     let form = form_for(schema).ok();

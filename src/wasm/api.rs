@@ -17,7 +17,7 @@ use crate::contract::launch;
 use crate::contract::provenance::{self, ServerIdentity};
 use crate::contract::result::{self, ResultLimits};
 use crate::contract::structure::Structure;
-use crate::contract::timing::{call_timeout_ms, progress_style, ProgressStyle};
+use crate::contract::timing::{call_deadline_ms, call_timeout_ms, progress_style, ProgressStyle};
 use crate::contract::validate::{
     validate_arguments as validate_against_schema, validate_with_document,
 };
@@ -334,12 +334,66 @@ pub fn plan_apply_js(
     }
 }
 
-/// §6: the call timeout in milliseconds: max(60 s, 5 × expectedSeconds), at most 30 minutes.
+/// The tool names of a toolbox as `parseToolList` returned it (the rest is ignored).
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ListedNames {
+    buttons: Vec<Named>,
+    plain_tools: Vec<Named>,
+    unsupported_contract: Vec<Named>,
+    unknown_apply: Vec<Named>,
+    malformed: Vec<Named>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Named {
+    name: String,
+}
+
+/// §6: `{ok: false, error: "Unknown tool: <name>"}` when `toolbox` (from `parseToolList`) does not
+/// list `name`, else `null`: the check a `ToolServer` makes before calling, remote or offline.
+#[wasm_bindgen(js_name = refuseCall, unchecked_return_type = "Failure | null")]
+pub fn refuse_call_js(
+    #[wasm_bindgen(unchecked_param_type = "Toolbox")] toolbox: JsValue,
+    name: String,
+) -> Result<JsValue, JsError> {
+    let listed: ListedNames = from_js(toolbox, "toolbox (pass the result of parseToolList)")?;
+    let names = listed
+        .buttons
+        .iter()
+        .chain(&listed.plain_tools)
+        .chain(&listed.unsupported_contract)
+        .chain(&listed.unknown_apply)
+        .chain(&listed.malformed)
+        .map(|n| n.name.as_str());
+    Ok(match discovery::refuse_call(names, &name) {
+        Some(error) => failure(&error),
+        None => JsValue::NULL,
+    })
+}
+
+/// §6: the call timeout in milliseconds: an explicit positive `timeoutMs`, else
+/// max(60 s, 5 × expectedSeconds); at most 30 minutes either way.
 #[wasm_bindgen(js_name = callTimeoutMs)]
 pub fn call_timeout_ms_js(
     #[wasm_bindgen(js_name = expectedSeconds)] expected_seconds: Option<f64>,
+    #[wasm_bindgen(js_name = timeoutMs)] timeout_ms: Option<f64>,
 ) -> f64 {
-    call_timeout_ms(expected_seconds) as f64
+    call_timeout_ms(expected_seconds, timeout_ms) as f64
+}
+
+/// §6: when a call started at `startedAt` times out, given its last sign of life (start or
+/// progress) at `lastActivity`: `lastActivity + timeoutMs`, never past 30 minutes after the start.
+/// Times in milliseconds on one clock (e.g. `performance.now()`; fractions are dropped).
+#[wasm_bindgen(js_name = callDeadlineMs)]
+pub fn call_deadline_ms_js(
+    #[wasm_bindgen(js_name = startedAt)] started_at: f64,
+    #[wasm_bindgen(js_name = lastActivity)] last_activity: f64,
+    #[wasm_bindgen(js_name = timeoutMs)] timeout_ms: f64,
+) -> f64 {
+    // `as u64` saturates: NaN and negatives become 0.
+    call_deadline_ms(started_at as u64, last_activity as u64, timeout_ms as u64) as f64
 }
 
 /// §3/§6: `"bar"` when expectedSeconds > 2, else `"spinner"`.

@@ -16,8 +16,9 @@ use super::interop::{
     elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, set, string_array,
     to_js, to_js_json,
 };
-use crate::contract::discovery::{parse_tool_list, Toolbox};
+use crate::contract::discovery::{parse_tool_list, refuse_call, Toolbox};
 use crate::contract::result::interpret_call_value;
+use crate::contract::text::one_line;
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::FetchClient;
@@ -302,6 +303,10 @@ impl ToolServerHandle {
         future_to_promise(async move {
             let options = parsed.map_err(JsValue::from)?;
             let arguments = arguments.map_err(JsValue::from)?;
+            // §6: a tool this server does not list is refused here, as offline, without a request.
+            if let Some(error) = refuse_call(shared.borrow().toolbox.names(), &name) {
+                return Ok(failure(&error));
+            }
             let (client, button) = {
                 let s = shared.borrow();
                 (
@@ -379,11 +384,12 @@ fn plain_outcome(raw: &Value) -> JsValue {
         })
         .unwrap_or_default();
     if raw.get("isError").and_then(Value::as_bool) == Some(true) {
-        let error = failure(
-            text.first()
-                .and_then(|t| t.lines().next())
-                .unwrap_or("The tool failed."),
-        );
+        let line = one_line(text.first().copied().unwrap_or(""));
+        let error = failure(if line.is_empty() {
+            "The tool failed."
+        } else {
+            &line
+        });
         return super::api::refusal(error, true);
     }
     let object = Object::new();

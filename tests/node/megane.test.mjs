@@ -238,7 +238,7 @@ test("every helper on the recorded fixtures", async () => {
   assert.deepEqual(out.solvateNoCell, ["set_cell", "add_fragment"]);
   assert.deepEqual(out.kept, [1, 1]);
   assert.equal(out.noLabels, null);
-  assert.deepEqual(out.names, ["water_ethanol", "result", "water-solvent-2", "fragment", "ice", "ice-2"]);
+  assert.deepEqual(out.names, ["water_ethanol", "result", "water-solvent-2", "result", "ice", "ice-2"]);
   assert.deepEqual(out.timeouts, [60000, 100000, 1800000]);
   assert.deepEqual(out.bare, { ok: false, error: "The tool reported an error." });
   assert.deepEqual(out.toolError, { ok: false, error: "the document has no cell" });

@@ -149,6 +149,41 @@ test("polymer_chain builds 100 styrene units in the Worker, planned as one new d
   console.log(`100 styrene units: ${outcome.ms.toFixed(0)} ms for a warm call through the Worker`);
 });
 
+test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, reset by progress", async () => {
+  const outcome = await page.evaluate(async () => {
+    const { callTimeoutMs, callDeadlineMs } = window.pkg;
+    const rule = [callTimeoutMs(null, 4e6), callTimeoutMs(20, 5000), callTimeoutMs(20, 0), callTimeoutMs(20), callDeadlineMs(0, 1790000, 60000)];
+    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    // 1.5 s of work with progress every 100 ms outlives a 600 ms timeout only if progress resets it.
+    const kept = await tools.call("liquid_box", { steps: 15, every: 100 }, { timeoutMs: 600 });
+    const silent = await tools.call("liquid_box", { silentMs: 1500 }, { timeoutMs: 300 });
+    const after = await tools.call("liquid_box", {}, { timeoutMs: 5000 });
+    await tools.close();
+    const brief = (o) => ({ ok: o.ok, error: o.error ?? null, timedOut: o.timedOut ?? false, atoms: o.result?.atomCount ?? null });
+    return { rule, kept: brief(kept), silent: brief(silent), after: brief(after) };
+  });
+  assert.deepEqual(outcome.rule, [1800000, 5000, 100000, 100000, 1800000]);
+  assert.deepEqual(outcome.kept, { ok: true, error: null, timedOut: false, atoms: 3 });
+  assert.equal(outcome.silent.ok, false);
+  assert.equal(outcome.silent.timedOut, true);
+  assert.deepEqual(outcome.after, { ok: true, error: null, timedOut: false, atoms: 3 });
+});
+
+test("offlineTools() before init() says what to do", async () => {
+  const fresh = await openPage(browser, `${server.url}/tests/node/pages/blank.html`, errors);
+  const message = await fresh.evaluate(async () => {
+    const offline = await import("/pkg/offline.js");
+    try {
+      offline.offlineTools();
+      return "no error";
+    } catch (error) {
+      return error.message;
+    }
+  });
+  await fresh.close();
+  assert.equal(message, "offlineTools(): the package is not initialised; await init() (its default export) first.");
+});
+
 test("no page errors", () => {
   assert.deepEqual(errors, []);
 });

@@ -150,6 +150,25 @@ test("a wrong token and an insecure URL give one line a user can act on", async 
   assert.match(outcome.insecure.error, /HTTPS|https/);
 });
 
+test("an unknown tool name gives the same outcome remote and offline, and no request", async () => {
+  const outcome = await page.evaluate(async ({ url, token }) => {
+    const server = await window.pkg.connect(url, { token });
+    if (!server.ok) return { error: server.error };
+    const remote = await server.call("nope", {});
+    const listedPlain = server.toolbox.plainTools.map((t) => t.name);
+    await server.close();
+    const offline = (await import("/pkg/offline.js")).offlineTools();
+    const local = await offline.call("nope", {});
+    await offline.close();
+    return { remote, local, listedPlain };
+  }, { url: peerUrl, token: TOKEN });
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.deepEqual(outcome.remote, { ok: false, error: "Unknown tool: nope" });
+  assert.deepEqual(outcome.local, outcome.remote);
+  const seen = await (await fetch(`${peer.url}/peer/cancellations`)).json();
+  assert.deepEqual(seen.calls.filter((c) => c.tool === "nope"), [], "the call never reached the server");
+});
+
 test("no page errors", () => {
   assert.deepEqual(errors, []);
 });

@@ -1,0 +1,139 @@
+//! Untrusted text (from a server, a user, a link) made safe to show: the one place that decides how
+//! such text becomes one line (§6 errors, labels, names in messages) or a block of plain text (§4.1
+//! help), and how long it may be. Every error, label and excerpt in the crate goes through here.
+//!
+//! Text is always rendered as text, never as HTML (§9); these functions only decide its shape.
+
+/// Longest line (in characters, the `…` included) kept from untrusted text by [`one_line`].
+pub const MAX_LINE_CHARS: usize = 300;
+
+/// Longest block of help text (in characters) kept by [`plain_text`].
+pub const MAX_BLOCK_CHARS: usize = 2000;
+
+/// Whether `c` ends a line: `\n`, `\r`, vertical tab, form feed, NEL, and the Unicode line and
+/// paragraph separators.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0B}' | '\u{0C}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// Whether `c` is dropped from shown text: bidirectional overrides and isolates (they can make a
+/// message read differently from what it says) and the zero-width no-break space.
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// §6: untrusted text as one line of at most [`MAX_LINE_CHARS`] characters: its first line that
+/// has anything to show (the rest of a message, a traceback or an HTML page, is detail), other
+/// control characters turned into spaces, invisible direction controls dropped, runs of
+/// whitespace collapsed to one space, trimmed; cut with `…` when longer. Empty text gives `""`.
+pub fn one_line(text: &str) -> String {
+    one_line_max(text, MAX_LINE_CHARS)
+}
+
+/// [`one_line`] with its own limit, for short excerpts inside a longer message (a name, a URL):
+/// the result has at most `max_chars` characters, the `…` included (`max_chars` ≥ 1).
+pub fn one_line_max(text: &str, max_chars: usize) -> String {
+    let max_chars = max_chars.max(1);
+    let line = text
+        .split(is_line_break)
+        .find(|l| {
+            l.chars()
+                .any(|c| !c.is_whitespace() && !c.is_control() && !is_invisible(c))
+        })
+        .unwrap_or("");
+    let mut out = String::new();
+    let mut count = 0;
+    let mut pending_space = false;
+    for c in line.chars().filter(|c| !is_invisible(*c)) {
+        if c.is_whitespace() || c.is_control() {
+            pending_space = count > 0;
+            continue;
+        }
+        let needed = usize::from(pending_space) + 1;
+        if count + needed > max_chars {
+            // Cut: keep room for the ellipsis.
+            while count + 1 > max_chars {
+                out.pop();
+                count -= 1;
+            }
+            if out.ends_with(' ') {
+                out.pop();
+            }
+            out.push('…');
+            return out;
+        }
+        if pending_space {
+            out.push(' ');
+            count += 1;
+            pending_space = false;
+        }
+        out.push(c);
+        count += 1;
+    }
+    out
+}
+
+/// Longest excerpt (in characters, the `…` included) of a server-given name, key or value quoted
+/// inside a longer message.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// [`one_line_max`] at [`EXCERPT_CHARS`]: a name, key or value quoted inside a longer message.
+pub fn excerpt(text: &str) -> String {
+    one_line_max(text, EXCERPT_CHARS)
+}
+
+/// §4.1: untrusted help text (a `description`) as a plain block: line breaks kept as `\n`, other
+/// control characters and invisible direction controls removed, at most [`MAX_BLOCK_CHARS`]
+/// characters, trimmed.
+pub fn plain_text(text: &str) -> String {
+    text.replace("\r\n", "\n")
+        .chars()
+        .map(|c| if is_line_break(c) { '\n' } else { c })
+        .filter(|c| *c == '\n' || !(c.is_control() || is_invisible(*c)))
+        .take(MAX_BLOCK_CHARS)
+        .collect::<String>()
+        .trim()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_with_content_collapsed_and_trimmed() {
+        assert_eq!(one_line("Count\nx"), "Count");
+        assert_eq!(one_line("\n\n  a \t b  \r\nsecond"), "a b");
+        assert_eq!(
+            one_line("Traceback (most recent call last):\n  File"),
+            "Traceback (most recent call last):"
+        );
+        assert_eq!(one_line("a\u{2028}b"), "a");
+        assert_eq!(one_line("a\rb"), "a");
+        assert_eq!(one_line("x\u{0}y\u{1b}[31mz"), "x y [31mz");
+        assert_eq!(one_line("ab\u{202E}cd"), "abcd");
+        assert_eq!(one_line(""), "");
+        assert_eq!(one_line("\n \u{202E}\n"), "");
+    }
+
+    #[test]
+    fn length_is_capped_with_the_ellipsis_counted() {
+        let long = "é".repeat(1000);
+        let line = one_line(&long);
+        assert_eq!(line.chars().count(), MAX_LINE_CHARS);
+        assert!(line.ends_with('…'));
+        assert_eq!(one_line_max("abcdef", 4), "abc…");
+        assert_eq!(one_line_max("abcd", 4), "abcd");
+        assert_eq!(one_line_max("ab cdef", 4), "ab…");
+        assert_eq!(one_line_max("abc", 1), "…");
+    }
+
+    #[test]
+    fn plain_text_keeps_lines_and_drops_controls() {
+        assert_eq!(plain_text(" a\r\nb\u{7}c\u{202E} "), "a\nbc");
+        assert_eq!(plain_text(&"x".repeat(3000)).len(), MAX_BLOCK_CHARS);
+    }
+}

@@ -1,0 +1,28 @@
+// A stand-in for offline-worker.js with a slow tool whose progress the test controls: the only
+// way to make a call outlive its timeout while it still reports progress, deterministically.
+// `call` args: {steps, every} → `steps` progress messages `every` ms apart, then a valid
+// CallToolResult (one water); {silentMs} → silence for that long, then the same result.
+const RESULT = {
+  content: [{ type: "text", text: "One water." }],
+  structuredContent: {
+    contract: 1,
+    name: "water",
+    structure: { elements: [8, 1, 1], positions: [0, 0, 0, 0.96, 0, 0, -0.24, 0.93, 0], cell: null, bonds: [[0, 1], [0, 2]] },
+  },
+};
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+self.onmessage = async (event) => {
+  const message = event.data;
+  if (message?.type === "init") self.postMessage({ type: "ready", threads: 1, notices: [] });
+  else if (message?.type === "call") {
+    const { steps = 0, every = 100, silentMs = 0 } = message.args ?? {};
+    for (let i = 1; i <= steps; i++) {
+      await sleep(every);
+      self.postMessage({ type: "progress", id: message.id, fraction: i / steps, message: `step ${i}` });
+    }
+    await sleep(silentMs);
+    const bytes = new TextEncoder().encode(JSON.stringify(RESULT));
+    self.postMessage({ type: "result", id: message.id, bytes }, [bytes.buffer]);
+  }
+};
