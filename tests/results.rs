@@ -441,3 +441,68 @@ fn schema_and_typed_validator_accept_every_recorded_result() {
     }
     assert!(checked >= 10, "{checked}");
 }
+
+/// `interpretCall` on the recorded SSE bodies (`rawBody`, CRLF frames with progress
+/// notifications before the response) gives exactly what the same response as JSON gives.
+#[test]
+fn recorded_sse_bodies_interpret_like_their_json_response() {
+    let mut seen = 0;
+    let mut ok = 0;
+    for call in recorded_calls() {
+        if !call.source.contains("/http-") {
+            continue;
+        }
+        let v = read_json(Path::new(&call.source));
+        if v["response"]["contentType"] != "text/event-stream" {
+            continue;
+        }
+        let raw = v["response"]["rawBody"].as_str().unwrap();
+        assert!(
+            raw.starts_with("event: message\r\ndata: "),
+            "{}",
+            call.source
+        );
+        let framed = interpret_call_bytes(
+            &call.tool,
+            &marker_for(&call.tool),
+            raw.as_bytes(),
+            &ResultLimits::default(),
+        );
+        let plain = interpret(&call);
+        match (&framed, &plain) {
+            (Ok(a), Ok(b)) => {
+                ok += 1;
+                assert_eq!(a, b, "{}", call.source);
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{}", call.source),
+            _ => panic!("{}: SSE {framed:?} but JSON {plain:?}", call.source),
+        }
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} recorded SSE call bodies");
+    assert!(ok >= 4, "only {ok} recorded SSE bodies were results");
+}
+
+/// An SSE body cut after its progress notifications has no response: a one-line error, and a
+/// body that is neither JSON nor SSE keeps the JSON error.
+#[test]
+fn sse_bodies_without_a_response_are_refused_in_one_line() {
+    let path = Path::new(FIXTURES)
+        .join("reference-server/http-stateful/07-call-liquid_box-water-molblock.json");
+    let v = read_json(&path);
+    let raw = v["response"]["rawBody"].as_str().unwrap();
+    let cut = &raw[..raw.rfind("event: message").unwrap()];
+    let marker = marker_for("liquid_box");
+    let limits = ResultLimits::default();
+    let err = interpret_call_bytes("liquid_box", &marker, cut.as_bytes(), &limits).unwrap_err();
+    assert!(!err.contains('\n'), "{err}");
+    assert!(err.starts_with("structuredContent: missing"), "{err}");
+    let err = interpret_call_bytes("liquid_box", &marker, b"hello", &limits).unwrap_err();
+    assert!(err.starts_with("result: not valid JSON"), "{err}");
+    // The SSE-framed body counts against the same byte cap, framing included.
+    let small = ResultLimits {
+        max_bytes: raw.len() - 1,
+    };
+    let err = interpret_call_bytes("liquid_box", &marker, raw.as_bytes(), &small).unwrap_err();
+    assert!(err.contains("more than the"), "{err}");
+}

@@ -26,6 +26,7 @@ use super::marker::{Marker, SUPPORTED_CONTRACTS};
 use super::structure::{
     at_path, excerpt, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
 };
+use crate::mcp::sse::{SseDecoder, SseEvent};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
 /// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
@@ -80,14 +81,18 @@ pub struct Interpreted {
     pub warnings: Vec<String>,
 }
 
-/// §5/§6: interpret a `tools/call` response body. The size cap is checked before parsing.
+/// §5/§6: interpret a `tools/call` response body: JSON, or the same framed as a
+/// `text/event-stream` (MCP Streamable HTTP; the JSON-RPC response is its last message event).
+/// The size cap is checked before parsing.
 pub fn interpret_call_bytes(
     tool_name: &str,
     marker: &Marker,
     bytes: &[u8],
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
-    check_size(bytes.len(), limits)?;
+    check_result_size(bytes.len(), limits)?;
+    let unframed = sse_message(bytes, limits)?;
+    let bytes = unframed.as_deref().map_or(bytes, str::as_bytes);
     match serde_json::from_slice::<CallResultWire>(bytes) {
         Ok(wire) => interpret_call_wire(tool_name, marker, wire),
         Err(e) => Err(
@@ -260,7 +265,32 @@ fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<Buil
     Ok(result)
 }
 
-fn check_size(len: usize, limits: &ResultLimits) -> Result<(), String> {
+/// MCP Streamable HTTP framing: when `bytes` do not start (after white space and a BOM) like a
+/// JSON object or array, they are read as a `text/event-stream` with the transport's own decoder
+/// ([`SseDecoder`]) and the data of the last event that carries a message is returned (the
+/// response comes after any progress notifications). `None`: not SSE-framed (or no message
+/// event in it), so the bytes are read as JSON and a bad body gets the JSON error.
+fn sse_message(bytes: &[u8], limits: &ResultLimits) -> Result<Option<String>, String> {
+    let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'{') | Some(b'[') => return Ok(None),
+        Some(_) => {}
+    }
+    let mut decoder = SseDecoder::new(limits.max_bytes);
+    let mut events = Vec::new();
+    decoder
+        .feed(bytes, &mut events)
+        .and_then(|()| decoder.finish(&mut events))
+        .map_err(|e| format!("result: {e}"))?;
+    Ok(events
+        .into_iter()
+        .rev()
+        .find(SseEvent::carries_message)
+        .map(|e| e.data))
+}
+
+/// §9/§5.1: the one byte cap on a result, checked before parsing on every path.
+pub fn check_result_size(len: usize, limits: &ResultLimits) -> Result<(), String> {
     if len > limits.max_bytes {
         return Err(format!(
             "result: {len} bytes is more than the {} bytes Builder accepts",

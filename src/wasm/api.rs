@@ -170,7 +170,8 @@ struct InterpretOptions {
 }
 
 /// §5/§6: a `tools/call` result (the response bytes as a `Uint8Array`, a JSON string, or an
-/// already-parsed object; a bare CallToolResult or a JSON-RPC response) →
+/// already-parsed object; a bare CallToolResult or a JSON-RPC response; bytes and strings may be
+/// SSE-framed, `event: message` / `data: …`, as a Streamable HTTP server sends them) →
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
 /// The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before parsing.
 #[wasm_bindgen(js_name = interpretCall, unchecked_return_type = "InterpretOutcome")]
@@ -187,15 +188,10 @@ pub fn interpret_call(
         limits.max_bytes = max;
     }
     let outcome = if let Some(bytes) = bytes_or_object.dyn_ref::<Uint8Array>() {
-        if bytes.length() as usize > limits.max_bytes {
-            Err(format!(
-                "The result is {} bytes, more than the {} bytes this page accepts.",
-                bytes.length(),
-                limits.max_bytes
-            ))
-        } else {
+        // The cap before copying the bytes into wasm memory (the same check runs again inside).
+        result::check_result_size(bytes.length() as usize, &limits).and_then(|()| {
             result::interpret_call_bytes(&button.name, &button.marker, &bytes.to_vec(), &limits)
-        }
+        })
     } else if let Some(text) = bytes_or_object.as_string() {
         result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
     } else if bytes_or_object.is_object() {
