@@ -506,3 +506,60 @@ fn sse_bodies_without_a_response_are_refused_in_one_line() {
     let err = interpret_call_bytes("liquid_box", &marker, raw.as_bytes(), &small).unwrap_err();
     assert!(err.contains("more than the"), "{err}");
 }
+
+/// One byte cap on every path: the transport's default is the result cap, and a body, an
+/// SSE-framed body and an already-parsed value are all refused one byte past it (the value by
+/// the exact length of its compact JSON) and accepted at it.
+#[test]
+fn one_byte_cap_on_bytes_sse_and_parsed_values() {
+    use megane_builder_client::contract::result::MAX_RESULT_BYTES;
+    use megane_builder_client::mcp::client::{Config, DEFAULT_MAX_RESPONSE_BYTES};
+    assert_eq!(DEFAULT_MAX_RESPONSE_BYTES, MAX_RESULT_BYTES as u64);
+    assert_eq!(
+        Config::new("http://127.0.0.1:1/mcp").max_response_bytes,
+        DEFAULT_MAX_RESPONSE_BYTES
+    );
+    assert_eq!(ResultLimits::default().max_bytes, MAX_RESULT_BYTES);
+    let marker = marker_for("liquid_box");
+    // A tool error padded to an exact JSON length (with a non-ASCII character and an escape, so
+    // the count must follow JSON's encoding).
+    let response = |len: usize| {
+        let shell = json!({"isError": true, "content": [{"type": "text", "text": "bad é\t"}]});
+        let pad = len - serde_json::to_vec(&shell).unwrap().len();
+        let text = format!("bad é\t{}", "x".repeat(pad));
+        let v = json!({"isError": true, "content": [{"type": "text", "text": text}]});
+        assert_eq!(serde_json::to_vec(&v).unwrap().len(), len);
+        v
+    };
+    let at = response(MAX_RESULT_BYTES);
+    let err = interpret_call_value("liquid_box", &marker, &at).unwrap_err();
+    assert!(err.starts_with("bad é"), "{}", &err[..40]);
+    let bytes = serde_json::to_vec(&at).unwrap();
+    drop(at);
+    let err =
+        interpret_call_bytes("liquid_box", &marker, &bytes, &ResultLimits::default()).unwrap_err();
+    assert!(err.starts_with("bad é"), "{}", &err[..40]);
+    drop(bytes);
+    let over = response(MAX_RESULT_BYTES + 1);
+    let want = format!(
+        "result: {} bytes is more than the {MAX_RESULT_BYTES} bytes Builder accepts",
+        MAX_RESULT_BYTES + 1
+    );
+    assert_eq!(
+        interpret_call_value("liquid_box", &marker, &over).unwrap_err(),
+        want
+    );
+    let bytes = serde_json::to_vec(&over).unwrap();
+    drop(over);
+    assert_eq!(
+        interpret_call_bytes("liquid_box", &marker, &bytes, &ResultLimits::default()).unwrap_err(),
+        want
+    );
+    let mut framed = b"event: message\r\ndata: ".to_vec();
+    framed.extend_from_slice(&bytes[..MAX_RESULT_BYTES - 20]);
+    framed.extend_from_slice(b"\r\n\r\n");
+    assert!(framed.len() > MAX_RESULT_BYTES);
+    let err =
+        interpret_call_bytes("liquid_box", &marker, &framed, &ResultLimits::default()).unwrap_err();
+    assert!(err.contains("more than the"), "{err}");
+}

@@ -28,6 +28,7 @@ use web_sys::{
 use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
 use super::errors::McpError;
 use super::headers::HttpRequest;
+use super::jsonrpc::RawJson;
 
 /// Progress callback: `(fraction, message)`.
 pub type ProgressFn = Box<dyn FnMut(Option<f64>, Option<String>)>;
@@ -371,6 +372,7 @@ impl FetchClient {
     }
 
     /// Calls a tool; `on_progress` gets `(fraction, message)`; aborting `signal` cancels the call.
+    /// The `CallToolResult` comes back as raw JSON text (read once, typed, by the contract core).
     pub async fn call_tool(
         &self,
         name: &str,
@@ -378,7 +380,7 @@ impl FetchClient {
         options: CallOptions,
         on_progress: Option<ProgressFn>,
         signal: Option<AbortSignal>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<RawJson, McpError> {
         if signal.as_ref().is_some_and(AbortSignal::aborted) {
             return Err(McpError::Cancelled);
         }

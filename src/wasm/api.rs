@@ -173,7 +173,8 @@ struct InterpretOptions {
 /// already-parsed object; a bare CallToolResult or a JSON-RPC response; bytes and strings may be
 /// SSE-framed, `event: message` / `data: …`, as a Streamable HTTP server sends them) →
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
-/// The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before parsing.
+/// The byte cap (`options.maxResultBytes`, default 64 MiB, `MAX_RESULT_BYTES`) is checked before
+/// parsing, on objects too (their JSON text).
 #[wasm_bindgen(js_name = interpretCall, unchecked_return_type = "InterpretOutcome")]
 pub fn interpret_call(
     #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
@@ -195,12 +196,24 @@ pub fn interpret_call(
     } else if let Some(text) = bytes_or_object.as_string() {
         result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
     } else if bytes_or_object.is_object() {
-        let deserializer = serde_wasm_bindgen::Deserializer::from(bytes_or_object);
-        result::interpret_call_from(&button.name, &button.marker, deserializer)
+        object_json(&bytes_or_object, &limits).and_then(|text| {
+            result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
+        })
     } else {
         Err("The server sent no result.".to_string())
     };
     Ok(interpreted_outcome(&button.name, outcome))
+}
+
+/// An already-parsed result object as JSON text (`JSON.stringify`), so it takes the same bytes
+/// path and the same byte cap as a body. Its UTF-16 length is never more than its UTF-8 length,
+/// so an object over the cap is refused before the text is copied into wasm memory.
+pub(super) fn object_json(object: &JsValue, limits: &ResultLimits) -> Result<String, String> {
+    let text = js_sys::JSON::stringify(object)
+        .map_err(|_| "result: the object cannot be written as JSON".to_string())?;
+    result::check_result_size(text.length() as usize, limits)?;
+    text.as_string()
+        .ok_or_else(|| "The server sent no result.".to_string())
 }
 
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.

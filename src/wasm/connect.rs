@@ -14,7 +14,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::interop::{failure, from_js_or_default, set, string_array, to_js};
 use crate::contract::discovery::{parse_tool_list, Toolbox};
-use crate::contract::result::interpret_call_value;
+use crate::contract::result::{interpret_call_bytes, ResultLimits};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::FetchClient;
@@ -47,6 +47,9 @@ struct Shared {
     toolbox: Toolbox,
     toolbox_js: JsValue,
     notices: Vec<String>,
+    /// The byte cap of the transport, applied again to the result on the same bytes path as
+    /// `interpretCall` (one cap, one check).
+    limits: ResultLimits,
 }
 
 /// A connected tool server (remote). Also see `offlineTools()` for the in-page one.
@@ -122,6 +125,9 @@ async fn connect_inner(
     if let Some(max) = options.max_result_bytes {
         config.max_response_bytes = max;
     }
+    let limits = ResultLimits {
+        max_bytes: usize::try_from(config.max_response_bytes).unwrap_or(usize::MAX),
+    };
     let client = match FetchClient::new(config) {
         Ok(c) => c,
         Err(e) => return failure(&e.to_string()),
@@ -150,6 +156,7 @@ async fn connect_inner(
         toolbox,
         toolbox_js,
         notices,
+        limits,
     }));
     if let Some(callback) = on_tools_changed {
         let weak = Rc::downgrade(&shared);
@@ -268,11 +275,12 @@ impl ToolServerHandle {
         future_to_promise(async move {
             let options = parsed.map_err(JsValue::from)?;
             let arguments = arguments.map_err(JsValue::from)?;
-            let (client, button) = {
+            let (client, button, limits) = {
                 let s = shared.borrow();
                 (
                     s.client.clone(),
                     s.toolbox.buttons.iter().find(|b| b.name == name).cloned(),
+                    s.limits,
                 )
             };
             let progress = on_progress.map(|f| {
@@ -297,9 +305,14 @@ impl ToolServerHandle {
             Ok(match (outcome, button) {
                 (Ok(raw), Some(button)) => super::api::interpreted_outcome(
                     &button.name,
-                    interpret_call_value(&button.name, &button.marker, &raw),
+                    interpret_call_bytes(
+                        &button.name,
+                        &button.marker,
+                        raw.get().as_bytes(),
+                        &limits,
+                    ),
                 ),
-                (Ok(raw), None) => plain_outcome(&raw),
+                (Ok(raw), None) => plain_outcome(&raw.to_value()),
                 (Err(error), _) => error_outcome(&error),
             })
         })
