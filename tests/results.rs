@@ -563,3 +563,23 @@ fn one_byte_cap_on_bytes_sse_and_parsed_values() {
         interpret_call_bytes("liquid_box", &marker, &framed, &ResultLimits::default()).unwrap_err();
     assert!(err.contains("more than the"), "{err}");
 }
+
+/// A checked result plans the same without a second §5.1 pass (what the JavaScript API's
+/// read-only handle uses); the public planner still refuses a result changed after checking.
+#[test]
+fn a_checked_result_plans_the_same_without_validating_again() {
+    use megane_builder_client::contract::apply::plan_apply_checked;
+    for tool in ["liquid_box", "solvate", "polymer_chain"] {
+        let call = megane_call(tool);
+        let done = interpret(&call).unwrap();
+        let marker = marker_for(tool);
+        let document = (tool == "solvate").then(|| solvate_document(&call));
+        let checked = plan_apply_checked(&marker, &done.result, document.as_ref(), &[], None);
+        let full = plan_apply(&marker, &done.result, document.as_ref(), &[]);
+        assert_eq!(checked.unwrap(), full.unwrap(), "{tool}");
+    }
+    let mut done = interpret(&megane_call("liquid_box")).unwrap();
+    done.result.structure.elements[0] = 0;
+    let err = plan_apply(&marker_for("liquid_box"), &done.result, None, &[]).unwrap_err();
+    assert!(err.starts_with("structure.elements[0]"), "{err}");
+}

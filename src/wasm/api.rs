@@ -10,7 +10,7 @@ use super::interop::{
     failure, from_js, from_js_or_default, plan_to_js, set, string_array, success, to_js, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
-use crate::contract::apply::plan_apply_as;
+use crate::contract::apply::plan_apply_checked;
 use crate::contract::discovery;
 use crate::contract::launch;
 use crate::contract::provenance::{self, ServerIdentity};
@@ -275,7 +275,8 @@ pub fn plan_apply_js(
             }
         }
     };
-    match plan_apply_as(
+    // The handle holds a result checked by interpretCall and read-only since: §5.1 once.
+    match plan_apply_checked(
         &button.marker,
         &result.inner,
         document.as_ref(),
