@@ -117,6 +117,7 @@ fn stateful_session_list_and_calls() {
             let OpResult::ToolResult(result) = the_response(&events, op) else {
                 panic!()
             };
+            let result = result.to_value();
             assert_eq!(&result, &rec.messages.last().unwrap()["result"], "{file}");
             let last = events.last().unwrap();
             assert!(
@@ -173,6 +174,7 @@ fn server_ping_on_a_call_stream_is_answered() {
         let OpResult::ToolResult(r) = the_response(&h.take_events(), op) else {
             panic!()
         };
+        let r = r.to_value();
         assert_eq!(r, call.messages[0]["result"]);
     }
 }
@@ -504,6 +506,7 @@ fn stateless_server_without_session() {
         let OpResult::ToolResult(r) = the_response(&events, op) else {
             panic!()
         };
+        let r = r.to_value();
         assert_eq!(r["structuredContent"]["contract"], 1);
     }
 }
@@ -542,6 +545,7 @@ fn polymer_and_limits_tool_errors_are_results() {
             let OpResult::ToolResult(r) = the_response(&h.take_events(), op) else {
                 panic!()
             };
+            let r = r.to_value();
             assert_eq!(r, rec.messages.last().unwrap()["result"], "{f}");
         }
     }
@@ -852,6 +856,7 @@ fn modern_era_discover_list_call() {
         let OpResult::ToolResult(r) = the_response(&events, op) else {
             panic!()
         };
+        let r = r.to_value();
         assert_eq!(r, rec.messages[2]["result"]);
         // Modern close: nothing to delete.
         let op = h.c.close(h.now);

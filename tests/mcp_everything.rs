@@ -58,6 +58,7 @@ fn everything_tools_progress_structured_content_cancel() {
     let OpResult::ToolResult(r) = l.run_ok(op) else {
         panic!()
     };
+    let r = r.to_value();
     assert!(
         r["content"][0]["text"].as_str().unwrap().contains("héllo"),
         "{r}"
@@ -72,6 +73,7 @@ fn everything_tools_progress_structured_content_cancel() {
     let OpResult::ToolResult(r) = l.run_ok(op) else {
         panic!()
     };
+    let r = r.to_value();
     assert!(r["structuredContent"]["temperature"].is_number(), "{r}");
 
     // Progress without messages, in order.
@@ -85,6 +87,7 @@ fn everything_tools_progress_structured_content_cancel() {
     let OpResult::ToolResult(r) = l.run_ok(op) else {
         panic!()
     };
+    let r = r.to_value();
     assert!(
         r["content"][0]["text"]
             .as_str()

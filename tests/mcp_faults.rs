@@ -508,6 +508,7 @@ fn a_dropped_answer_stream_is_resumed_with_last_event_id() {
         let OpResult::ToolResult(r) = the_response(&h.take_events(), op) else {
             panic!()
         };
+        let r = r.to_value();
         assert_eq!(r, rec.messages[2]["result"]);
     }
 }

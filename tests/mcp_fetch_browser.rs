@@ -55,7 +55,7 @@ async fn legacy_session_through_cors() {
         .await
         .unwrap();
     assert_eq!(
-        result["structuredContent"],
+        result.to_value()["structuredContent"],
         rec["result"]["structuredContent"]
     );
     c.close().await.unwrap();

@@ -114,7 +114,10 @@ async fn connect_list_call_with_progress_and_close() {
         )
         .await
         .unwrap();
-    assert_eq!(normalised(result), normalised(rec["result"].clone()));
+    assert_eq!(
+        normalised(result.to_value()),
+        normalised(rec["result"].clone())
+    );
     let fractions: Vec<Option<f64>> = seen.borrow().iter().map(|(f, _)| *f).collect();
     assert_eq!(
         fractions,

@@ -355,7 +355,7 @@ fn input_required_is_never_a_result_and_is_retried_with_the_exact_state_and_a_ne
         let OpResult::ToolResult(r) = the_response(&h.take_events(), op) else {
             panic!()
         };
-        assert_eq!(r["resultType"], "complete");
+        assert_eq!(r.to_value()["resultType"], "complete");
         // Another call carries nothing of that flow.
         h.c.call_tool("other", json!({}), &CallOptions::default(), h.now);
         let (_, other) = h.next_send();

@@ -149,6 +149,7 @@ fn call_all(l: &mut Live) {
         let OpResult::ToolResult(result) = l.run_ok(op) else {
             panic!()
         };
+        let result = result.to_value();
         assert_eq!(
             normalised(result),
             normalised(rec["result"].clone()),
@@ -189,6 +190,7 @@ fn call_all(l: &mut Live) {
     let OpResult::ToolResult(r) = l.run_ok(op) else {
         panic!()
     };
+    let r = r.to_value();
     assert_eq!(r["isError"], true);
     assert!(r["content"][0]["text"]
         .as_str()
@@ -430,6 +432,7 @@ fn live_json_responses_without_streams() {
         let OpResult::ToolResult(result) = l.run_ok(op) else {
             panic!()
         };
+        let result = result.to_value();
         assert_eq!(
             normalised(result),
             normalised(rec["result"].clone()),

@@ -480,3 +480,145 @@ fn a_refusal_is_the_tools_is_error_or_invalid_params_only() {
         assert!(!is_refusal_bytes(text.as_bytes()), "{text}");
     }
 }
+
+/// `interpretCall` on the recorded SSE bodies (`rawBody`, CRLF frames with progress
+/// notifications before the response) gives exactly what the same response as JSON gives.
+#[test]
+fn recorded_sse_bodies_interpret_like_their_json_response() {
+    let mut seen = 0;
+    let mut ok = 0;
+    for call in recorded_calls() {
+        if !call.source.contains("/http-") {
+            continue;
+        }
+        let v = read_json(Path::new(&call.source));
+        if v["response"]["contentType"] != "text/event-stream" {
+            continue;
+        }
+        let raw = v["response"]["rawBody"].as_str().unwrap();
+        assert!(
+            raw.starts_with("event: message\r\ndata: "),
+            "{}",
+            call.source
+        );
+        let framed = interpret_call_bytes(
+            &call.tool,
+            &marker_for(&call.tool),
+            raw.as_bytes(),
+            &ResultLimits::default(),
+        );
+        let plain = interpret(&call);
+        match (&framed, &plain) {
+            (Ok(a), Ok(b)) => {
+                ok += 1;
+                assert_eq!(a, b, "{}", call.source);
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{}", call.source),
+            _ => panic!("{}: SSE {framed:?} but JSON {plain:?}", call.source),
+        }
+        seen += 1;
+    }
+    assert!(seen >= 10, "only {seen} recorded SSE call bodies");
+    assert!(ok >= 4, "only {ok} recorded SSE bodies were results");
+}
+
+/// An SSE body cut after its progress notifications has no response: a one-line error, and a
+/// body that is neither JSON nor SSE keeps the JSON error.
+#[test]
+fn sse_bodies_without_a_response_are_refused_in_one_line() {
+    let path = Path::new(FIXTURES)
+        .join("reference-server/http-stateful/07-call-liquid_box-water-molblock.json");
+    let v = read_json(&path);
+    let raw = v["response"]["rawBody"].as_str().unwrap();
+    let cut = &raw[..raw.rfind("event: message").unwrap()];
+    let marker = marker_for("liquid_box");
+    let limits = ResultLimits::default();
+    let err = interpret_call_bytes("liquid_box", &marker, cut.as_bytes(), &limits).unwrap_err();
+    assert!(!err.contains('\n'), "{err}");
+    assert!(err.starts_with("structuredContent: missing"), "{err}");
+    let err = interpret_call_bytes("liquid_box", &marker, b"hello", &limits).unwrap_err();
+    assert!(err.starts_with("result: not valid JSON"), "{err}");
+    // The SSE-framed body counts against the same byte cap, framing included.
+    let small = ResultLimits {
+        max_bytes: raw.len() - 1,
+    };
+    let err = interpret_call_bytes("liquid_box", &marker, raw.as_bytes(), &small).unwrap_err();
+    assert!(err.contains("more than the"), "{err}");
+}
+
+/// One byte cap on every path: the transport's default is the result cap, and a body, an
+/// SSE-framed body and an already-parsed value are all refused one byte past it (the value by
+/// the exact length of its compact JSON) and accepted at it.
+#[test]
+fn one_byte_cap_on_bytes_sse_and_parsed_values() {
+    use megane_builder_client::contract::result::MAX_RESULT_BYTES;
+    use megane_builder_client::mcp::client::{Config, DEFAULT_MAX_RESPONSE_BYTES};
+    assert_eq!(DEFAULT_MAX_RESPONSE_BYTES, MAX_RESULT_BYTES as u64);
+    assert_eq!(
+        Config::new("http://127.0.0.1:1/mcp").max_response_bytes,
+        DEFAULT_MAX_RESPONSE_BYTES
+    );
+    assert_eq!(ResultLimits::default().max_bytes, MAX_RESULT_BYTES);
+    let marker = marker_for("liquid_box");
+    // A tool error padded to an exact JSON length (with a non-ASCII character and an escape, so
+    // the count must follow JSON's encoding).
+    let response = |len: usize| {
+        let shell = json!({"isError": true, "content": [{"type": "text", "text": "bad é\t"}]});
+        let pad = len - serde_json::to_vec(&shell).unwrap().len();
+        let text = format!("bad é\t{}", "x".repeat(pad));
+        let v = json!({"isError": true, "content": [{"type": "text", "text": text}]});
+        assert_eq!(serde_json::to_vec(&v).unwrap().len(), len);
+        v
+    };
+    let at = response(MAX_RESULT_BYTES);
+    let err = interpret_call_value("liquid_box", &marker, &at).unwrap_err();
+    assert!(err.starts_with("bad é"), "{}", &err[..40]);
+    let bytes = serde_json::to_vec(&at).unwrap();
+    drop(at);
+    let err =
+        interpret_call_bytes("liquid_box", &marker, &bytes, &ResultLimits::default()).unwrap_err();
+    assert!(err.starts_with("bad é"), "{}", &err[..40]);
+    drop(bytes);
+    let over = response(MAX_RESULT_BYTES + 1);
+    let want = format!(
+        "result: {} bytes is more than the {MAX_RESULT_BYTES} bytes Builder accepts",
+        MAX_RESULT_BYTES + 1
+    );
+    assert_eq!(
+        interpret_call_value("liquid_box", &marker, &over).unwrap_err(),
+        want
+    );
+    let bytes = serde_json::to_vec(&over).unwrap();
+    drop(over);
+    assert_eq!(
+        interpret_call_bytes("liquid_box", &marker, &bytes, &ResultLimits::default()).unwrap_err(),
+        want
+    );
+    let mut framed = b"event: message\r\ndata: ".to_vec();
+    framed.extend_from_slice(&bytes[..MAX_RESULT_BYTES - 20]);
+    framed.extend_from_slice(b"\r\n\r\n");
+    assert!(framed.len() > MAX_RESULT_BYTES);
+    let err =
+        interpret_call_bytes("liquid_box", &marker, &framed, &ResultLimits::default()).unwrap_err();
+    assert!(err.contains("more than the"), "{err}");
+}
+
+/// A checked result plans the same without a second §5.1 pass (what the JavaScript API's
+/// read-only handle uses); the public planner still refuses a result changed after checking.
+#[test]
+fn a_checked_result_plans_the_same_without_validating_again() {
+    use megane_builder_client::contract::apply::plan_apply_checked;
+    for tool in ["liquid_box", "solvate", "polymer_chain"] {
+        let call = megane_call(tool);
+        let done = interpret(&call).unwrap();
+        let marker = marker_for(tool);
+        let document = (tool == "solvate").then(|| solvate_document(&call));
+        let checked = plan_apply_checked(&marker, &done.result, document.as_ref(), &[], None);
+        let full = plan_apply(&marker, &done.result, document.as_ref(), &[]);
+        assert_eq!(checked.unwrap(), full.unwrap(), "{tool}");
+    }
+    let mut done = interpret(&megane_call("liquid_box")).unwrap();
+    done.result.structure.elements[0] = 0;
+    let err = plan_apply(&marker_for("liquid_box"), &done.result, None, &[]).unwrap_err();
+    assert!(err.starts_with("structure.elements[0]"), "{err}");
+}

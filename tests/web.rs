@@ -253,8 +253,27 @@ fn polymer_result_and_tool_errors() {
         .unwrap()
         .as_string()
         .unwrap();
-    let outcome = interpret_call(liquid, Uint8Array::from(body.as_bytes()).into(), tiny).unwrap();
+    let outcome = interpret_call(
+        liquid.clone(),
+        Uint8Array::from(body.as_bytes()).into(),
+        tiny.clone(),
+    )
+    .unwrap();
     assert_eq!(get(&outcome, "ok"), JsValue::FALSE);
+    // The same cap on the same result as text and as an already-parsed object.
+    for input in [JsValue::from_str(&body), get(&parse(CALL_LIQUID), "result")] {
+        let outcome = interpret_call(liquid.clone(), input, tiny.clone()).unwrap();
+        assert_eq!(get(&outcome, "ok"), JsValue::FALSE);
+        let error = get(&outcome, "error").as_string().unwrap();
+        assert!(error.contains("more than the 100 bytes"), "{error}");
+    }
+    let outcome = interpret_call(
+        liquid,
+        get(&parse(CALL_LIQUID), "result"),
+        JsValue::UNDEFINED,
+    )
+    .unwrap();
+    assert_eq!(get(&outcome, "ok"), JsValue::TRUE);
 }
 
 #[wasm_bindgen_test]

@@ -148,6 +148,46 @@ pub fn plan_apply_as(
     existing_fragment_ids: &[String],
     fragment_id: Option<&str>,
 ) -> Result<ApplyPlan, String> {
+    plan(
+        marker,
+        result,
+        document,
+        existing_fragment_ids,
+        fragment_id,
+        true,
+    )
+}
+
+/// [`plan_apply_as`] for a result that `interpret_call_*` / [`check_builder_result`] checked and
+/// that nothing has changed since (the JavaScript API's read-only `BuilderResult` handle):
+/// §5.1 is validated once, there, not again here.
+///
+/// [`check_builder_result`]: super::result::check_builder_result
+pub fn plan_apply_checked(
+    marker: &Marker,
+    result: &BuilderResult,
+    document: Option<&Structure>,
+    existing_fragment_ids: &[String],
+    fragment_id: Option<&str>,
+) -> Result<ApplyPlan, String> {
+    plan(
+        marker,
+        result,
+        document,
+        existing_fragment_ids,
+        fragment_id,
+        false,
+    )
+}
+
+fn plan(
+    marker: &Marker,
+    result: &BuilderResult,
+    document: Option<&Structure>,
+    existing_fragment_ids: &[String],
+    fragment_id: Option<&str>,
+    validate: bool,
+) -> Result<ApplyPlan, String> {
     if let Some(id) = fragment_id {
         if id.trim().is_empty() {
             return Err("fragmentId: the fragment id is blank".to_string());
@@ -160,7 +200,9 @@ pub fn plan_apply_as(
         }
     }
     check_contract(Some(marker.contract), result.contract)?;
-    result.structure.validate()?;
+    if validate {
+        result.structure.validate()?;
+    }
     match marker.apply {
         Apply::NewDocument => {
             new_document_snapshot(result).map(|s| ApplyPlan::NewDocument(Box::new(s)))

@@ -1,8 +1,10 @@
 //! §5, §5.1, §6 and §9: interpreting a `tools/call` result.
 //!
-//! Input is the raw response (bytes, a parsed `serde_json::Value`, or any serde deserializer such
-//! as `serde-wasm-bindgen`'s for a JavaScript object): a bare `CallToolResult`, or a JSON-RPC
-//! envelope `{"jsonrpc","id","result"}` / `{"jsonrpc","id","error"}`. Output is a validated
+//! Input is the raw response as bytes (JSON, or SSE-framed as a Streamable HTTP server sends it;
+//! a JavaScript object is written back to JSON first; a parsed `serde_json::Value` is measured as
+//! JSON), so every path has one typed reader and one byte cap ([`MAX_RESULT_BYTES`]): a bare
+//! `CallToolResult`, or a JSON-RPC envelope `{"jsonrpc","id","result"}` /
+//! `{"jsonrpc","id","error"}`. Output is a validated
 //! [`BuilderResult`] with the text summary, or one line saying what is wrong. The byte cap is
 //! checked before parsing (§9); one failure rejects the whole result (§6).
 //!
@@ -25,6 +27,7 @@ use serde_json::{Map, Number, Value};
 use super::marker::{Marker, SUPPORTED_CONTRACTS};
 use super::structure::{at_path, without_position, Int, ListSeed, Nullable, Skip, Structure, Text};
 use super::text::{excerpt, one_line};
+use crate::mcp::sse::{SseDecoder, SseEvent};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
 /// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
@@ -38,15 +41,21 @@ pub const FALLBACK_NAME: &str = "result";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultLimits {
-    /// Largest response body accepted, in bytes, checked before parsing. The default (64 MiB)
-    /// holds a 500 000-atom result (~30 MB of JSON) with room for channels.
+    /// Largest response body accepted, in bytes, checked before parsing. The default is
+    /// [`MAX_RESULT_BYTES`].
     pub max_bytes: usize,
 }
+
+/// §9/§5.1: the one byte cap on a `tools/call` result, on every path (the transport's response
+/// body, `interpretCall` bytes / text / objects, `builderInterpretCall`): 64 MiB, Builder's own
+/// cap, which holds a 500 000-atom result (~31 MB of JSON for the liquid_box shape) with room for
+/// the optional channels.
+pub const MAX_RESULT_BYTES: usize = 64 * 1024 * 1024;
 
 impl Default for ResultLimits {
     fn default() -> Self {
         ResultLimits {
-            max_bytes: 64 * 1024 * 1024,
+            max_bytes: MAX_RESULT_BYTES,
         }
     }
 }
@@ -79,37 +88,97 @@ pub struct Interpreted {
     pub warnings: Vec<String>,
 }
 
-/// §5/§6: interpret a `tools/call` response body. The size cap is checked before parsing.
+/// §5/§6: interpret a `tools/call` response body: JSON, or the same framed as a
+/// `text/event-stream` (MCP Streamable HTTP; the JSON-RPC response is its last message event).
+/// The size cap is checked before parsing.
 pub fn interpret_call_bytes(
     tool_name: &str,
     marker: &Marker,
     bytes: &[u8],
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
-    check_size(bytes.len(), limits)?;
+    interpret_bytes(Some(tool_name), Some(marker.contract), bytes, limits)
+}
+
+/// [`interpret_unmarked_value`] on a response body (JSON or SSE-framed), capped like
+/// [`interpret_call_bytes`].
+pub fn interpret_unmarked_bytes(
+    bytes: &[u8],
+    limits: &ResultLimits,
+) -> Result<Interpreted, String> {
+    interpret_bytes(None, None, bytes, limits)
+}
+
+/// The one bytes path: cap, SSE framing, then the typed reader (no `Value` tree).
+fn interpret_bytes(
+    tool_name: Option<&str>,
+    contract: Option<u64>,
+    bytes: &[u8],
+    limits: &ResultLimits,
+) -> Result<Interpreted, String> {
+    check_result_size(bytes.len(), limits)?;
+    let unframed = sse_message(bytes, limits)?;
+    let bytes = unframed.as_deref().map_or(bytes, str::as_bytes);
     match serde_json::from_slice::<CallResultWire>(bytes) {
-        Ok(wire) => interpret_call_wire(tool_name, marker, wire),
+        Ok(wire) => interpret_wire(tool_name, contract, wire),
         Err(e) => Err(
-            tool_error_despite(serde_json::from_slice(bytes).ok(), Some(tool_name))
+            tool_error_despite(serde_json::from_slice(bytes).ok(), tool_name)
                 .unwrap_or_else(|| describe_json_error(&e)),
         ),
     }
 }
 
-/// §5/§6: interpret an already-parsed response (bare `CallToolResult` or JSON-RPC envelope).
-/// The byte cap cannot apply here; the §5.1 atom cap still does.
+/// §5/§6: interpret an already-parsed response (bare `CallToolResult` or JSON-RPC envelope)
+/// with the same typed reader as bytes, after the same byte cap ([`MAX_RESULT_BYTES`]) on the
+/// length of its compact JSON text.
 pub fn interpret_call_value(
     tool_name: &str,
     marker: &Marker,
     value: &Value,
 ) -> Result<Interpreted, String> {
+    interpret_value(Some(tool_name), Some(marker.contract), value)
+}
+
+/// The parsed-value path: the byte cap on its JSON length, then the typed reader.
+fn interpret_value(
+    tool_name: Option<&str>,
+    contract: Option<u64>,
+    value: &Value,
+) -> Result<Interpreted, String> {
+    check_result_size(json_len(value), &ResultLimits::default())?;
     match CallResultWire::deserialize(value) {
-        Ok(wire) => interpret_call_wire(tool_name, marker, wire),
+        Ok(wire) => interpret_wire(tool_name, contract, wire),
         Err(e) => Err(
-            tool_error_despite(ErrorProbe::deserialize(value).ok(), Some(tool_name))
+            tool_error_despite(ErrorProbe::deserialize(value).ok(), tool_name)
                 .unwrap_or_else(|| describe_json_error(&e)),
         ),
     }
+}
+
+/// The length in bytes of `value` written as compact JSON, counted without recursion (a value
+/// built in memory may be nested deeper than any stack).
+fn json_len(value: &Value) -> usize {
+    let string_len = |s: &str| serde_json::to_string(s).map_or(0, |t| t.len());
+    let mut total = 0usize;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        total = total.saturating_add(match v {
+            Value::Null => 4,
+            Value::Bool(b) => 4 + usize::from(!*b),
+            Value::Number(n) => n.to_string().len(),
+            Value::String(s) => string_len(s),
+            Value::Array(items) => {
+                stack.extend(items);
+                2 + items.len().saturating_sub(1)
+            }
+            Value::Object(map) => {
+                stack.extend(map.values());
+                let keys: usize = map.keys().map(|k| string_len(k) + 1).sum();
+                2 + keys + map.len().saturating_sub(1)
+            }
+        });
+    }
+    total
 }
 
 /// A tool error whose `structuredContent` is not a BuilderResult is still a tool error: when the
@@ -164,18 +233,6 @@ struct ErrorProbe {
     error: Option<RpcError>,
 }
 
-/// §5/§6: interpret a response read from any serde deserializer (e.g. `serde-wasm-bindgen`'s
-/// for a JavaScript object).
-pub fn interpret_call_from<'de, D: Deserializer<'de>>(
-    tool_name: &str,
-    marker: &Marker,
-    deserializer: D,
-) -> Result<Interpreted, String> {
-    let wire = CallResultWire::deserialize(deserializer)
-        .map_err(|e| with_field_path(one_line(without_position(&e.to_string()))))?;
-    interpret_call_wire(tool_name, marker, wire)
-}
-
 /// §5.2 input for the JavaScript API: a BuilderResult (as `interpretCall` returned it) read from
 /// any deserializer and checked again against the marker and §5.1, so a plan is never made from
 /// an unchecked object.
@@ -212,13 +269,7 @@ pub fn interpret_call_wire(
 /// result (Builder's `interpretCall(raw)`); the SDK's `Error executing tool <name>: ` prefix is
 /// dropped whatever the name.
 pub fn interpret_unmarked_value(value: &Value) -> Result<Interpreted, String> {
-    match CallResultWire::deserialize(value) {
-        Ok(wire) => interpret_wire(None, None, wire),
-        Err(e) => Err(
-            tool_error_despite(ErrorProbe::deserialize(value).ok(), None)
-                .unwrap_or_else(|| describe_json_error(&e)),
-        ),
-    }
+    interpret_value(None, None, value)
 }
 
 /// The one interpretation path: `tool_name` (for the SDK prefix) and the contract the result
@@ -283,7 +334,32 @@ fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<Buil
     Ok(result)
 }
 
-fn check_size(len: usize, limits: &ResultLimits) -> Result<(), String> {
+/// MCP Streamable HTTP framing: when `bytes` do not start (after white space and a BOM) like a
+/// JSON object or array, they are read as a `text/event-stream` with the transport's own decoder
+/// ([`SseDecoder`]) and the data of the last event that carries a message is returned (the
+/// response comes after any progress notifications). `None`: not SSE-framed (or no message
+/// event in it), so the bytes are read as JSON and a bad body gets the JSON error.
+fn sse_message(bytes: &[u8], limits: &ResultLimits) -> Result<Option<String>, String> {
+    let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+        None | Some(b'{') | Some(b'[') => return Ok(None),
+        Some(_) => {}
+    }
+    let mut decoder = SseDecoder::new(limits.max_bytes);
+    let mut events = Vec::new();
+    decoder
+        .feed(bytes, &mut events)
+        .and_then(|()| decoder.finish(&mut events))
+        .map_err(|e| format!("result: {e}"))?;
+    Ok(events
+        .into_iter()
+        .rev()
+        .find(SseEvent::carries_message)
+        .map(|e| e.data))
+}
+
+/// §9/§5.1: the one byte cap on a result, checked before parsing on every path.
+pub fn check_result_size(len: usize, limits: &ResultLimits) -> Result<(), String> {
     if len > limits.max_bytes {
         return Err(format!(
             "result: {len} bytes is more than the {} bytes Builder accepts",

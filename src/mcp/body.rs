@@ -144,8 +144,8 @@ impl BodyReader {
 fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError> {
     let mut out = Vec::new();
     for e in events {
-        if e.event_type() != "message" || e.data.trim().is_empty() {
-            continue; // priming events and other event types carry no JSON-RPC message
+        if !e.carries_message() {
+            continue;
         }
         let msgs = parse_body(e.data.as_bytes()).map_err(|m| {
             BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))

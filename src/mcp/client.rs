@@ -25,16 +25,16 @@ use super::elicit::{self, ElicitId, Form};
 use super::endpoint::Endpoint;
 use super::errors::{error_body_text, http_failure, one_line, redact, McpError};
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
-use super::jsonrpc::{self, Incoming, RpcError};
+use super::jsonrpc::{self, Incoming, RawJson, RpcError};
 use super::param_headers::{self, Binding};
 use super::session::{RequestFactory, Session};
 use super::version::{self, Era, ProtocolChoice};
 use crate::contract::timing::{call_deadline_ms, call_timeout_ms};
 
-/// Default cap on one response body: enough for a 500 000-atom result (contract §5.1) at 256 bytes per
-/// atom (positions at full double precision, elements, bonds, molecule and residue arrays, JSON-RPC and
-/// SSE framing).
-pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 500_000 * 256;
+/// Default cap on one response body: the contract's one result cap
+/// ([`MAX_RESULT_BYTES`](crate::contract::result::MAX_RESULT_BYTES), §9/§5.1), so a body the
+/// transport accepts is never refused by the size check of the result it carries.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = crate::contract::result::MAX_RESULT_BYTES as u64;
 
 /// Connection settings. `Debug` never shows the token.
 #[derive(Clone)]
@@ -141,8 +141,9 @@ pub enum OpResult {
     Connected(ServerInfo),
     /// Every page of `tools/list`, raw.
     Tools(Vec<Value>),
-    /// The raw `CallToolResult` (the contract core interprets it; `isError` is not a failure here).
-    ToolResult(Value),
+    /// The raw `CallToolResult` as JSON text, a JSON object (the contract core interprets it with
+    /// its typed reader; `isError` is not a failure here).
+    ToolResult(RawJson),
     /// The server answered a `ping`.
     Pong,
     /// The connection is closed (DELETE sent and answered, or nothing to delete).
@@ -1251,7 +1252,7 @@ impl Client {
         self.events.push_back(Event::Elicitation { id, form });
     }
 
-    fn handle_answer(&mut self, purpose: Purpose, outcome: Result<Value, RpcError>, now: u64) {
+    fn handle_answer(&mut self, purpose: Purpose, outcome: Result<RawJson, RpcError>, now: u64) {
         if matches!(self.state, State::Closed | State::Failed)
             && !matches!(purpose, Purpose::Rpc(_))
         {
@@ -1259,7 +1260,7 @@ impl Client {
         }
         match purpose {
             Purpose::Initialize => match outcome {
-                Ok(result) => self.initialize_result(result),
+                Ok(result) => self.initialize_result(result.to_value()),
                 Err(e) if e.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
                     self.fail_connection(version::no_mutual_version(&supported_in(&e)))
                 }
@@ -1269,7 +1270,7 @@ impl Client {
                 Err(e) => self.fail_connection(self.rpc_failure(&e)),
             },
             Purpose::Discover => match outcome {
-                Ok(result) => self.discover_result(result, now),
+                Ok(result) => self.discover_result(result.to_value(), now),
                 Err(e) if self.protocol == ProtocolChoice::Auto => {
                     self.notice(format!(
                         "The server did not accept the 2026-07-28 probe ({}); using the initialize handshake.",
@@ -1398,40 +1399,48 @@ impl Client {
         }
     }
 
-    fn op_result(&mut self, op: OpId, result: Value, now: u64) {
+    fn op_result(&mut self, op: OpId, raw: RawJson, now: u64) {
         let Some(o) = self.ops.get_mut(&op) else {
             return;
         };
         o.inflight = None;
-        match &mut o.kind {
-            OpKind::Call { .. } => {
-                if !result.is_object() {
+        if let OpKind::Call { .. } = &o.kind {
+            // Kept as raw JSON text: the contract core reads it once, typed.
+            if !raw.get().starts_with('{') {
+                self.fail_op(
+                    op,
+                    McpError::server("tools/call answered with a result that is not an object"),
+                );
+                return;
+            }
+            // 2026-07-28: a missing resultType means "complete"; input_required is never a result.
+            match raw.result_type() {
+                None => self.finish_op(op, OpResult::ToolResult(raw)),
+                Some(Value::String(t)) if t == "complete" => {
+                    self.finish_op(op, OpResult::ToolResult(raw))
+                }
+                Some(Value::String(t)) if t == "input_required" => {
+                    let result = raw.to_value();
+                    self.input_required(op, &result, now)
+                }
+                Some(other) => {
+                    let shown: String = other.to_string().chars().take(40).collect();
                     self.fail_op(
                         op,
-                        McpError::server("tools/call answered with a result that is not an object"),
+                        McpError::server(format!(
+                            "tools/call answered with an unknown resultType {shown}"
+                        )),
                     );
-                    return;
-                }
-                // 2026-07-28: a missing resultType means "complete"; input_required is never a result.
-                match result.get("resultType") {
-                    None | Some(Value::Null) => self.finish_op(op, OpResult::ToolResult(result)),
-                    Some(Value::String(t)) if t == "complete" => {
-                        self.finish_op(op, OpResult::ToolResult(result))
-                    }
-                    Some(Value::String(t)) if t == "input_required" => {
-                        self.input_required(op, &result, now)
-                    }
-                    Some(other) => {
-                        let shown: String = other.to_string().chars().take(40).collect();
-                        self.fail_op(
-                            op,
-                            McpError::server(format!(
-                                "tools/call answered with an unknown resultType {shown}"
-                            )),
-                        );
-                    }
                 }
             }
+            return;
+        }
+        let result = raw.to_value();
+        drop(raw);
+        let Some(o) = self.ops.get_mut(&op) else {
+            return;
+        };
+        match &mut o.kind {
             OpKind::ListTools {
                 seen,
                 cursor,
@@ -1474,7 +1483,7 @@ impl Client {
                 }
             }
             OpKind::Ping => self.finish_op(op, OpResult::Pong),
-            OpKind::Connect | OpKind::Close | OpKind::Listen => {}
+            OpKind::Call { .. } | OpKind::Connect | OpKind::Close | OpKind::Listen => {}
         }
     }
 

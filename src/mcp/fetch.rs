@@ -29,6 +29,7 @@ use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResu
 use super::elicit::{Action, ElicitId, Form};
 use super::errors::McpError;
 use super::headers::HttpRequest;
+use super::jsonrpc::RawJson;
 
 /// Progress callback: `(fraction, message)`.
 pub type ProgressFn = Box<dyn FnMut(Option<f64>, Option<String>)>;
@@ -418,6 +419,7 @@ impl FetchClient {
     }
 
     /// Calls a tool; `on_progress` gets `(fraction, message)`; aborting `signal` cancels the call.
+    /// The `CallToolResult` comes back as raw JSON text (read once, typed, by the contract core).
     pub async fn call_tool(
         &self,
         name: &str,
@@ -425,7 +427,7 @@ impl FetchClient {
         options: CallOptions,
         on_progress: Option<ProgressFn>,
         signal: Option<AbortSignal>,
-    ) -> Result<Value, McpError> {
+    ) -> Result<RawJson, McpError> {
         if signal.as_ref().is_some_and(AbortSignal::aborted) {
             return Err(McpError::Cancelled);
         }

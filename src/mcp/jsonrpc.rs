@@ -1,5 +1,9 @@
 //! JSON-RPC 2.0 messages: building our requests and notifications, and classifying what a server sends.
 
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// A JSON-RPC error object from the server.
@@ -32,8 +36,8 @@ pub enum Incoming {
     Response {
         /// The id it answers (`null` for errors about unparseable requests).
         id: Value,
-        /// `result` or `error`.
-        outcome: Result<Value, RpcError>,
+        /// `result` (raw JSON text, read by whoever asked) or `error`.
+        outcome: Result<RawJson, RpcError>,
     },
     /// A server notification.
     Notification {
@@ -53,29 +57,109 @@ pub enum Incoming {
     },
 }
 
-/// Classifies one JSON value as a JSON-RPC message.
-pub fn classify(v: Value) -> Result<Incoming, String> {
-    let Value::Object(mut m) = v else {
+/// One message as read from the wire: `result` is kept as raw JSON text, so a large
+/// `tools/call` result is read once, by the typed reader of the contract core, and never becomes
+/// a `Value` tree here; the other members are values.
+struct WireMessage(Option<MessageParts>);
+
+/// The members of a message object (`None` for valid JSON that is not an object).
+struct MessageParts {
+    method: Option<Value>,
+    id: Option<Value>,
+    params: Option<Value>,
+    result: Option<RawJson>,
+    error: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for WireMessage {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(WireMessageVisitor)
+    }
+}
+
+struct WireMessageVisitor;
+
+impl<'de> Visitor<'de> for WireMessageVisitor {
+    type Value = WireMessage;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireMessage, A::Error> {
+        let (mut method, mut id, mut params, mut result, mut error) =
+            (None, None, None, None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "method" => method = Some(map.next_value()?),
+                "id" => id = Some(map.next_value()?),
+                "params" => params = Some(map.next_value()?),
+                "result" => result = Some(RawJson(map.next_value()?)),
+                "error" => error = Some(map.next_value()?),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(WireMessage(Some(MessageParts {
+            method,
+            id,
+            params,
+            result,
+            error,
+        })))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireMessage, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(WireMessage(None))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireMessage, E> {
+        Ok(WireMessage(None))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireMessage, E> {
+        Ok(WireMessage(None))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<WireMessage, E> {
+        Ok(WireMessage(None))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<WireMessage, E> {
+        Ok(WireMessage(None))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<WireMessage, E> {
+        Ok(WireMessage(None))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<WireMessage, E> {
+        Ok(WireMessage(None))
+    }
+}
+
+/// Classifies one message read from the wire.
+fn classify(message: WireMessage) -> Result<Incoming, String> {
+    let WireMessage(Some(MessageParts {
+        method,
+        id,
+        params,
+        result,
+        error,
+    })) = message
+    else {
         return Err("a message that is not a JSON object".into());
     };
-    let method = match m.remove("method") {
+    let method = match method {
         Some(Value::String(s)) => Some(s),
         Some(_) => return Err("a message whose method is not a string".into()),
         None => None,
     };
-    let id = m.remove("id");
-    let params = m.remove("params").unwrap_or(Value::Null);
+    let params = params.unwrap_or(Value::Null);
     match (method, id) {
         (Some(method), Some(id)) if !id.is_null() => Ok(Incoming::Request { id, method, params }),
         (Some(method), _) => Ok(Incoming::Notification { method, params }),
         (None, id) => {
             let id = id.unwrap_or(Value::Null);
-            if let Some(result) = m.remove("result") {
+            if let Some(result) = result {
                 Ok(Incoming::Response {
                     id,
                     outcome: Ok(result),
                 })
-            } else if let Some(err) = m.remove("error") {
+            } else if let Some(err) = error {
                 Ok(Incoming::Response {
                     id,
                     outcome: Err(parse_error(&err)),
@@ -84,6 +168,48 @@ pub fn classify(v: Value) -> Result<Incoming, String> {
                 Err("a message with neither method, result nor error".into())
             }
         }
+    }
+}
+
+/// A JSON value kept as its raw text (valid JSON, without surrounding white space): a response's
+/// `result`, read later by whoever asked for it.
+#[derive(Debug, Clone)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The top-level `resultType` of an object (2026-07-28 multi-round-trip requests), read
+    /// without building a tree of the rest; `None` when absent, `null` or not an object.
+    pub fn result_type(&self) -> Option<Value> {
+        #[derive(serde::Deserialize)]
+        struct Peek {
+            #[serde(rename = "resultType", default)]
+            result_type: Option<Value>,
+        }
+        serde_json::from_str::<Peek>(self.get())
+            .ok()
+            .and_then(|p| p.result_type)
+    }
+
+    /// The value as a `Value` tree (for small results: initialize, tools/list, plain tools).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Display for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl PartialEq for RawJson {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
     }
 }
 
@@ -101,11 +227,14 @@ fn parse_error(err: &Value) -> RpcError {
 
 /// Parses a whole JSON body: one message, or an array of messages (2025-03-26 batches).
 pub fn parse_body(bytes: &[u8]) -> Result<Vec<Incoming>, String> {
-    let v: Value =
-        serde_json::from_slice(bytes).map_err(|e| format!("the answer is not valid JSON ({e})"))?;
-    match v {
-        Value::Array(items) => items.into_iter().map(classify).collect(),
-        other => Ok(vec![classify(other)?]),
+    let not_json = |e: serde_json::Error| format!("the answer is not valid JSON ({e})");
+    let batch = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    if batch {
+        let items: Vec<WireMessage> = serde_json::from_slice(bytes).map_err(not_json)?;
+        items.into_iter().map(classify).collect()
+    } else {
+        let message: WireMessage = serde_json::from_slice(bytes).map_err(not_json)?;
+        Ok(vec![classify(message)?])
     }
 }
 

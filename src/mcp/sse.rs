@@ -40,6 +40,12 @@ impl SseEvent {
             _ => "message",
         }
     }
+
+    /// Whether the event carries a JSON-RPC message (MCP Streamable HTTP): a `message` event with
+    /// data. Priming events and other event types carry none.
+    pub fn carries_message(&self) -> bool {
+        self.event_type() == "message" && !self.data.trim().is_empty()
+    }
 }
 
 /// Why the decoder stopped.

@@ -11,7 +11,7 @@ use super::interop::{
     split_document, string_array, success, to_js, to_js_json, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
-use crate::contract::apply::plan_apply_as;
+use crate::contract::apply::plan_apply_checked;
 use crate::contract::discovery;
 use crate::contract::launch;
 use crate::contract::provenance::{self, ServerIdentity};
@@ -203,11 +203,12 @@ struct InterpretOptions {
 }
 
 /// §5/§6: a `tools/call` result (the response bytes as a `Uint8Array`, a JSON string, or an
-/// already-parsed object; a bare CallToolResult or a JSON-RPC response) →
+/// already-parsed object; a bare CallToolResult or a JSON-RPC response; bytes and strings may be
+/// SSE-framed, `event: message` / `data: …`, as a Streamable HTTP server sends them) →
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error, refused?}`;
 /// `refused: true` when the tool refused the arguments (`isError`) or the server answered
-/// JSON-RPC -32602. The byte cap (`options.maxResultBytes`, default 64 MiB) is checked before
-/// parsing.
+/// JSON-RPC -32602. The byte cap (`options.maxResultBytes`, default 64 MiB, `MAX_RESULT_BYTES`)
+/// is checked before parsing, on objects too (their JSON text).
 #[wasm_bindgen(js_name = interpretCall, unchecked_return_type = "InterpretOutcome")]
 pub fn interpret_call(
     #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
@@ -223,20 +224,16 @@ pub fn interpret_call(
     }
     let source = bytes_or_object.clone();
     let outcome = if let Some(bytes) = bytes_or_object.dyn_ref::<Uint8Array>() {
-        if bytes.length() as usize > limits.max_bytes {
-            Err(format!(
-                "The result is {} bytes, more than the {} bytes this page accepts.",
-                bytes.length(),
-                limits.max_bytes
-            ))
-        } else {
+        // The cap before copying the bytes into wasm memory (the same check runs again inside).
+        result::check_result_size(bytes.length() as usize, &limits).and_then(|()| {
             result::interpret_call_bytes(&button.name, &button.marker, &bytes.to_vec(), &limits)
-        }
+        })
     } else if let Some(text) = bytes_or_object.as_string() {
         result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
     } else if bytes_or_object.is_object() {
-        let deserializer = serde_wasm_bindgen::Deserializer::from(bytes_or_object);
-        result::interpret_call_from(&button.name, &button.marker, deserializer)
+        object_json(&bytes_or_object, &limits).and_then(|text| {
+            result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
+        })
     } else {
         Err("The server sent no result.".to_string())
     };
@@ -252,6 +249,17 @@ pub fn interpret_call(
                 && result::is_refusal_from(serde_wasm_bindgen::Deserializer::from(source))
         };
     Ok(interpreted_outcome(&button.name, outcome, refused))
+}
+
+/// An already-parsed result object as JSON text (`JSON.stringify`), so it takes the same bytes
+/// path and the same byte cap as a body. Its UTF-16 length is never more than its UTF-8 length,
+/// so an object over the cap is refused before the text is copied into wasm memory.
+pub(super) fn object_json(object: &JsValue, limits: &ResultLimits) -> Result<String, String> {
+    let text = js_sys::JSON::stringify(object)
+        .map_err(|_| "result: the object cannot be written as JSON".to_string())?;
+    result::check_result_size(text.length() as usize, limits)?;
+    text.as_string()
+        .ok_or_else(|| "The server sent no result.".to_string())
 }
 
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.
@@ -322,7 +330,8 @@ pub fn plan_apply_js(
             }
         }
     };
-    match plan_apply_as(
+    // The handle holds a result checked by interpretCall and read-only since: §5.1 once.
+    match plan_apply_checked(
         &button.marker,
         &result.inner,
         document.as_ref(),

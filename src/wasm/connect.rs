@@ -17,7 +17,7 @@ use super::interop::{
     to_js, to_js_json,
 };
 use crate::contract::discovery::{parse_tool_list, refuse_call, Toolbox};
-use crate::contract::result::interpret_call_value;
+use crate::contract::result::{interpret_call_bytes, ResultLimits};
 use crate::contract::text::one_line;
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
@@ -51,6 +51,9 @@ struct Shared {
     toolbox: Toolbox,
     toolbox_js: JsValue,
     notices: Vec<String>,
+    /// The byte cap of the transport, applied again to the result on the same bytes path as
+    /// `interpretCall` (one cap, one check).
+    limits: ResultLimits,
 }
 
 /// A connected tool server (remote). Also see `offlineTools()` for the in-page one.
@@ -131,6 +134,9 @@ async fn connect_inner(
     if let Some(max) = options.max_result_bytes {
         config.max_response_bytes = max;
     }
+    let limits = ResultLimits {
+        max_bytes: usize::try_from(config.max_response_bytes).unwrap_or(usize::MAX),
+    };
     let client = match FetchClient::new(config) {
         Ok(c) => c,
         Err(e) => return failure(&e.to_string()),
@@ -162,6 +168,7 @@ async fn connect_inner(
         toolbox,
         toolbox_js,
         notices,
+        limits,
     }));
     if let Some(callback) = on_tools_changed {
         let weak = Rc::downgrade(&shared);
@@ -307,11 +314,12 @@ impl ToolServerHandle {
             if let Some(error) = refuse_call(shared.borrow().toolbox.names(), &name) {
                 return Ok(failure(&error));
             }
-            let (client, button) = {
+            let (client, button, limits) = {
                 let s = shared.borrow();
                 (
                     s.client.clone(),
                     s.toolbox.buttons.iter().find(|b| b.name == name).cloned(),
+                    s.limits,
                 )
             };
             let progress = on_progress.map(|f| {
@@ -335,12 +343,13 @@ impl ToolServerHandle {
                 .await;
             Ok(match (outcome, button) {
                 (Ok(raw), Some(button)) => {
-                    let outcome = interpret_call_value(&button.name, &button.marker, &raw);
+                    let body = raw.get().as_bytes();
+                    let outcome = interpret_call_bytes(&button.name, &button.marker, body, &limits);
                     let refused =
-                        outcome.is_err() && crate::contract::result::is_refusal_from(&raw);
+                        outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
                     super::api::interpreted_outcome(&button.name, outcome, refused)
                 }
-                (Ok(raw), None) => plain_outcome(&raw),
+                (Ok(raw), None) => plain_outcome(&raw.to_value()),
                 (Err(error), _) => error_outcome(&error),
             })
         })

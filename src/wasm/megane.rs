@@ -16,7 +16,7 @@ use crate::contract::apply::{
     insert_ops, new_fragment_id, sanitise_file_name, structure_snapshot, Labels,
 };
 use crate::contract::discovery::parse_tool_list;
-use crate::contract::result::interpret_unmarked_value;
+use crate::contract::result::{interpret_unmarked_bytes, ResultLimits};
 use crate::contract::seam::tool_listing;
 use crate::contract::structure::Structure;
 
@@ -56,8 +56,10 @@ pub fn builder_interpret_call(
     if !raw.is_object() {
         return Ok(failure("The server sent no result."));
     }
-    let raw: Value = from_js(raw, "raw")?;
-    match interpret_unmarked_value(&raw) {
+    let limits = ResultLimits::default();
+    let interpreted = super::api::object_json(&raw, &limits)
+        .and_then(|text| interpret_unmarked_bytes(text.as_bytes(), &limits));
+    match interpreted {
         Ok(interpreted) => {
             let object = js_sys::Object::new();
             set(&object, "ok", true);
