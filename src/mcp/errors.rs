@@ -131,12 +131,7 @@ pub fn error_body_text(content_type: Option<&str>, body: &[u8]) -> String {
     };
     let showable = match content_type {
         Some(ct) => {
-            let mime = ct
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .to_ascii_lowercase();
+            let mime = super::headers::media_type(ct);
             mime == "text/plain" || mime == "application/json" || mime.ends_with("+json")
         }
         None => {

@@ -103,17 +103,23 @@ pub enum BodyKind {
     Other,
 }
 
+/// The media type of a `Content-Type` value, lower-cased, without parameters
+/// (`Text/Plain; charset=utf-8` → `text/plain`).
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
 /// Classifies a `Content-Type` value (parameters and case ignored).
 pub fn body_kind(content_type: Option<&str>) -> BodyKind {
     let Some(ct) = content_type else {
         return BodyKind::Other;
     };
-    let mime = ct
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
+    let mime = media_type(ct);
     if mime == "text/event-stream" {
         BodyKind::EventStream
     } else if mime == "application/json" || mime.ends_with("+json") {
