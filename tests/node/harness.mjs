@@ -53,3 +53,27 @@ export async function openPage(browser, url, errors = [], expected = null) {
   await page.goto(url);
   return page;
 }
+
+/**
+ * Starts the official-SDK Python test peer (tests/peers/builder_peer.py) on a random loopback port,
+ * serving the recorded fixtures in `fixtures`, allowing `origin`, with bearer `token`; `args` are
+ * further peer flags (e.g. `--step-seconds 0.15`). Resolves to `{child, url, log()}` once
+ * `/health` answers.
+ */
+export async function startBuilderPeer(origin, token, fixtures, args = []) {
+  const { spawn } = await import("node:child_process");
+  const port = 20000 + Math.floor(Math.random() * 4000);
+  const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
+    "--port", String(port), "--token", token, "--allow-origin", origin, "--fixtures", fixtures, ...args],
+  { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (chunk) => { log += chunk; });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}`, log: () => log };
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error(`the test peer did not start: ${log}`);
+}

@@ -6,11 +6,10 @@
 // lazy load (retried after a failure), and the core-API fixes the entry relies on. The page imports
 // only /pkg/megane.js (the core API only where a test checks a core fix).
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, SHARED, launchBrowser, openPage, startServer } from "./harness.mjs";
+import { ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "megane-seam-token-4b1f";
 const RECORDED = join(SHARED, "fixtures", "megane-recorded");
@@ -20,21 +19,8 @@ const errors = [];
 
 const recorded = (file) => JSON.parse(readFileSync(join(RECORDED, file), "utf8"));
 
-async function startPeer(origin) {
-  const port = 22000 + Math.floor(Math.random() * 2000);
-  const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
-    "--port", String(port), "--token", TOKEN, "--allow-origin", origin, "--fixtures", RECORDED,
-    "--step-seconds", "0.15", "--extra-tools"], { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (chunk) => { log += chunk; });
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}` };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`the test peer did not start: ${log}`);
+function startPeer(origin) {
+  return startBuilderPeer(origin, TOKEN, RECORDED, ["--step-seconds", "0.15", "--extra-tools"]);
 }
 
 /** A fresh page on the test server; `hash` is the page's fragment. */

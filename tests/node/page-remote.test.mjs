@@ -4,11 +4,10 @@
 // from the generated forms with progress, a tool error in the form, cancel, a wrong token,
 // disconnect. The peer answers only the recorded arguments, so the test drives the form to them.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, startServer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "page-token-5d2e";
 const RECORDED = join(SHARED, "fixtures", "megane-recorded");
@@ -21,21 +20,8 @@ function recorded(tool) {
   return JSON.parse(readFileSync(join(RECORDED, `call-${tool}.json`), "utf8"));
 }
 
-async function startPeer(origin) {
-  const port = 20000 + Math.floor(Math.random() * 2000);
-  const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
-    "--port", String(port), "--token", TOKEN, "--allow-origin", origin, "--fixtures", RECORDED,
-    "--step-seconds", "0.15"], { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (chunk) => { log += chunk; });
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}` };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`the test peer did not start: ${log}`);
+function startPeer(origin) {
+  return startBuilderPeer(origin, TOKEN, RECORDED, ["--step-seconds", "0.15"]);
 }
 
 before(async () => {

@@ -3,11 +3,10 @@
 // a bearer token. Every tool is called with arguments built by buildArguments; progress, cancel,
 // timeout, wrong token and close are checked from the page.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "peer-token-e2e-71c3";
 const RECORDED = join(SHARED, "fixtures", "megane-recorded");
@@ -18,21 +17,8 @@ function recorded(tool) {
   return JSON.parse(readFileSync(join(RECORDED, `call-${tool}.json`), "utf8"));
 }
 
-async function startPeer(origin, extra = []) {
-  const port = 20000 + Math.floor(Math.random() * 2000);
-  const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
-    "--port", String(port), "--token", TOKEN, "--allow-origin", origin, "--fixtures", RECORDED,
-    "--step-seconds", "0.15", ...extra], { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (chunk) => { log += chunk; });
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}`, log: () => log };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`the test peer did not start: ${log}`);
+function startPeer(origin, extra = []) {
+  return startBuilderPeer(origin, TOKEN, RECORDED, ["--step-seconds", "0.15", ...extra]);
 }
 
 before(async () => {

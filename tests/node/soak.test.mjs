@@ -5,11 +5,10 @@
 // calls), the server saw every cancel; wasm memory must not grow after warm-up and the JS heap
 // (after a forced GC) stays within a bound. Not a timed test: the figures are printed for the note.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, SHARED, launchBrowser, openPage, startServer } from "./harness.mjs";
+import { ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "peer-token-soak-5e1d";
 const RECORDED = join(SHARED, "fixtures", "megane-recorded");
@@ -19,21 +18,8 @@ const CONCURRENT = 20;
 let web, browser, page, peer, cdp;
 const errors = [];
 
-async function startPeer(origin) {
-  const port = 22000 + Math.floor(Math.random() * 2000);
-  const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
-    "--port", String(port), "--token", TOKEN, "--allow-origin", origin, "--fixtures", RECORDED,
-    "--steps", "2", "--step-seconds", "0.03"], { stdio: ["ignore", "ignore", "pipe"] });
-  let log = "";
-  child.stderr.on("data", (chunk) => { log += chunk; });
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}` };
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error(`the test peer did not start: ${log}`);
+function startPeer(origin) {
+  return startBuilderPeer(origin, TOKEN, RECORDED, ["--steps", "2", "--step-seconds", "0.03"]);
 }
 
 async function memory() {
