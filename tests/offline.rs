@@ -6,8 +6,9 @@
 use megane_builder_client::contract::apply::{plan_apply, ApplyPlan, EditOp};
 use megane_builder_client::contract::discovery::{parse_tool_list, ToolButton};
 use megane_builder_client::contract::form::Control;
-use megane_builder_client::contract::result::interpret_call_value;
+use megane_builder_client::contract::result::{interpret_call_value, BUILDER_RESULT_SCHEMA};
 use megane_builder_client::contract::structure::Structure;
+use megane_builder_client::contract::validate::validate_arguments;
 use megane_builder_client::contract::values::{
     build_arguments, initial_values, FormContext, LibraryMolecule,
 };
@@ -651,4 +652,73 @@ fn a_dense_box_that_converged_says_so_in_the_summary_not_in_warnings() {
         .unwrap()
         .to_string();
     assert!(!text.contains("Densely"), "{text}");
+}
+
+/// §5: every offline tool declares our one BuilderResult schema as its `outputSchema` (an object
+/// schema, as MCP requires), discovery keeps it on the button, and the `structuredContent` of a
+/// call of each tool conforms to it.
+#[test]
+fn offline_tools_declare_the_builder_result_schema_and_their_results_conform() {
+    let ours: Value = serde_json::from_str(BUILDER_RESULT_SCHEMA).unwrap();
+    assert_eq!(ours["type"], "object");
+    let list = definitions::tools_list();
+    let tools = list["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 3);
+    for tool in tools {
+        assert_eq!(tool["outputSchema"], ours, "{}", tool["name"]);
+    }
+    for b in buttons() {
+        assert_eq!(b.output_schema.as_ref(), Some(&ours), "{}", b.name);
+    }
+
+    let document = json!({
+        "elements": [8, 1, 1], "positions": [6.0, 6.0, 6.0, 6.96, 6.0, 6.0, 5.76, 6.93, 6.0],
+        "cell": [12.0, 0, 0, 0, 12.0, 0, 0, 0, 12.0], "bonds": [[0, 1], [0, 2]]
+    });
+    let mut ethylene_library = library();
+    ethylene_library.push(LibraryMolecule {
+        name: "ethylene".into(),
+        molblock: monomer("ethylene")["molblock"].as_str().map(String::from),
+        smiles: None,
+    });
+    let cases = [
+        (
+            "liquid_box",
+            json!({"components": [{"molecule": "water", "count": 10}]}),
+            None,
+        ),
+        ("solvate", json!({}), Some(document)),
+        (
+            "polymer_chain",
+            json!({"monomer": "ethylene", "head": 0, "tail": 1, "length": 3}),
+            None,
+        ),
+    ];
+    for (name, overrides, document) in cases {
+        let b = button(name);
+        let ctx = FormContext {
+            library: ethylene_library.clone(),
+            random_seed: Some(5),
+            document,
+            ..FormContext::default()
+        };
+        let mut values = initial_values(b.form.as_ref().unwrap(), &ctx);
+        for (key, value) in overrides.as_object().unwrap() {
+            values[key] = value.clone();
+        }
+        let (_, response, interpreted) = run(&b, &values, &ctx);
+        assert!(!interpreted.result.structure.elements.is_empty(), "{name}");
+        let structured = &response["structuredContent"];
+        assert!(structured.is_object(), "{name}: {response}");
+        let declared = b.output_schema.as_ref().unwrap();
+        let problems = validate_arguments(declared, None, structured);
+        assert!(problems.is_empty(), "{name}: {problems:?}");
+        // The schema is not vacuous: a result without its structure does not conform.
+        let mut broken = structured.clone();
+        broken.as_object_mut().unwrap().remove("structure");
+        assert!(
+            !validate_arguments(declared, None, &broken).is_empty(),
+            "{name}"
+        );
+    }
 }

@@ -49,6 +49,10 @@ pub struct ToolButton {
     pub disabled_reason: Option<String>,
     /// The tool's `inputSchema` as sent, for validation (§6).
     pub input_schema: Value,
+    /// The tool's `outputSchema` as sent (§5: a Builder tool declares the BuilderResult schema),
+    /// `None` when the tool declares none. Builder validates results against its own copy (§6);
+    /// this one is only checked by the §10 server check.
+    pub output_schema: Option<Value>,
     /// Observations about this tool that do not hide it (no seed on a stochastic tool, …).
     pub notices: Vec<String>,
 }
@@ -444,6 +448,7 @@ fn make_button(
         form,
         disabled_reason,
         input_schema,
+        output_schema: definition.get("outputSchema").cloned(),
         notices,
     }
 }

@@ -2,7 +2,23 @@
 //! `liquid_box`, `polymer_chain` and `solvate` (contract §12.1–§12.3), so discovery, forms, validation and the
 //! apply path treat them exactly like remote tools.
 
+use std::sync::OnceLock;
+
 use serde_json::{json, Value};
+
+use crate::contract::result::BUILDER_RESULT_SCHEMA;
+
+/// §5: every offline tool declares the BuilderResult schema as its `outputSchema` — our one copy
+/// ([`BUILDER_RESULT_SCHEMA`], an object schema as MCP requires), parsed once.
+pub fn output_schema() -> Value {
+    static SCHEMA: OnceLock<Value> = OnceLock::new();
+    SCHEMA
+        .get_or_init(|| {
+            serde_json::from_str(BUILDER_RESULT_SCHEMA)
+                .expect("builder_result.schema.json is JSON (checked by tests/offline.rs)")
+        })
+        .clone()
+}
 
 /// §4.2 molecule schema, with the reference server's limits.
 fn molecule_schema() -> Value {
@@ -83,6 +99,7 @@ pub fn liquid_box() -> Value {
                 }
             }
         },
+        "outputSchema": output_schema(),
         "annotations": {"title": "Liquid box", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
         "_meta": {"io.github.megane-labs/builder": {
             "contract": 1, "category": "bulk", "apply": "new_document", "document": "none", "stochastic": true, "expectedSeconds": 5
@@ -108,6 +125,7 @@ pub fn solvate() -> Value {
             "required": ["document", "solvent", "seed"],
             "$defs": {"Molecule": molecule_schema(), "Structure": structure_schema()}
         },
+        "outputSchema": output_schema(),
         "annotations": {"title": "Solvate", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
         "_meta": {"io.github.megane-labs/builder": {
             "contract": 1, "category": "solvation", "apply": "insert", "document": "required", "stochastic": true, "expectedSeconds": 5
@@ -138,6 +156,7 @@ pub fn polymer_chain() -> Value {
             "required": ["monomer", "head", "tail", "seed"],
             "$defs": {"Molecule": molecule_schema()}
         },
+        "outputSchema": output_schema(),
         "annotations": {"title": "Polymer chain", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
         "_meta": {"io.github.megane-labs/builder": {
             "contract": 1, "category": "polymer", "apply": "new_document", "document": "none", "stochastic": true, "expectedSeconds": 5

@@ -148,6 +148,21 @@ pub fn validate_arguments(
     ))
 }
 
+/// §10: every problem of `value` (plain data or a `BuilderResult` object) against a JSON Schema,
+/// `[{path, message}]`, empty when it conforms; with the cached validator the forms use. The
+/// page's server check validates a sample result against the tool's declared `outputSchema` with
+/// it. A schema that does not compile is one problem saying so.
+#[wasm_bindgen(js_name = validateAgainstSchema, unchecked_return_type = "Problem[]")]
+pub fn validate_against_schema_js(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] schema: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] value: JsValue,
+) -> Result<JsValue, JsError> {
+    // Through JSON text, so a `BuilderResult` object is read by its `toJSON`.
+    let schema: Value = from_js_json(schema, "schema")?;
+    let value: Value = from_js_json(value, "value")?;
+    to_js(&validate_against_schema(&schema, None, &value))
+}
+
 /// §5: a validated BuilderResult, kept in wasm memory: large structures are not copied into
 /// JavaScript until asked for (`toJSON()`), and `planApply` reads it directly.
 #[wasm_bindgen(js_name = BuilderResult)]

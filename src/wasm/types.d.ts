@@ -82,6 +82,8 @@ export interface ToolButton {
   form: Form | null;
   disabledReason: string | null;
   inputSchema: unknown;
+  /** The tool's outputSchema as sent (§5), null when it declares none. */
+  outputSchema: unknown | null;
   notices: string[];
 }
 

@@ -228,7 +228,9 @@ test("Check server runs the §10 checks against the offline tools and every chec
   assert.equal(await page.textContent("#check-state"), "Every check passed.", lines.join("\n"));
   for (const expected of [/liquid_box: the sample call returned a valid result \(300 atoms, new_document\)/,
     /liquid_box: the same seed reproduces the structure/, /liquid_box: a call without the required arguments is refused/,
-    /solvate: the sample call returned a valid result \(\d+ atoms, insert\)/, /solvate: stochastic with a seed input/]) {
+    /solvate: the sample call returned a valid result \(\d+ atoms, insert\)/, /solvate: stochastic with a seed input/,
+    /^✓ liquid_box: declares an object outputSchema\.$/, /^✓ liquid_box: the sample result conforms to the tool's outputSchema\.$/,
+    /^✓ solvate: the sample result conforms to the tool's outputSchema\.$/]) {
     assert.ok(lines.some((l) => expected.test(l)), `${expected} in ${lines.join(" | ")}`);
   }
   await page.screenshot({ path: join(SHOTS, "offline-server-check.png") });

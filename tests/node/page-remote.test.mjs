@@ -21,7 +21,8 @@ function recorded(tool) {
 }
 
 function startPeer(origin) {
-  return startBuilderPeer(origin, TOKEN, RECORDED, ["--step-seconds", "0.15"]);
+  // solvate is listed without its outputSchema: the server check must say so (§5).
+  return startBuilderPeer(origin, TOKEN, RECORDED, ["--step-seconds", "0.15", "--without-output-schema", "solvate"]);
 }
 
 before(async () => {
@@ -209,7 +210,10 @@ test("Check server sends the schema's examples and reports the peer's refusal of
   assert.ok(lines.some((l) => /^⚠ liquid_box: the server refused the sample arguments: this test peer only reproduces the recorded call/.test(l)), lines.join(" | "));
   assert.ok(!lines.some((l) => /sample call failed/.test(l)), lines.join(" | "));
   assert.ok(lines.includes("✓ liquid_box: a call without the required arguments is refused."), lines.join(" | "));
-  assert.match(await page.textContent("#check-state"), /\(\d+ warnings?\)\.$/);
+  // §5: a tool listed without an outputSchema is a problem; the recorded ones declare an object schema.
+  assert.ok(lines.includes("✗ solvate: no outputSchema declared (§5: a Builder tool declares the BuilderResult schema)."), lines.join(" | "));
+  for (const tool of ["liquid_box", "polymer_chain"]) assert.ok(lines.includes(`✓ ${tool}: declares an object outputSchema.`), lines.join(" | "));
+  assert.match(await page.textContent("#check-state"), /^1 problem\(s\) found \(\d+ warnings?\)\.$/);
   // polymer_chain's sample is the schema's own example monomer (a SMILES), not a library molecule.
   const calls = (await (await fetch(`${peer.url}/peer/cancellations`)).json()).calls.slice(callsBefore);
   const sample = calls.find((c) => c.tool === "polymer_chain" && Object.keys(c.arguments).length > 0);

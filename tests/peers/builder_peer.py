@@ -77,6 +77,9 @@ def build_server(args: argparse.Namespace) -> Server:
     tools, calls = load_fixtures(pathlib.Path(args.fixtures))
     if args.extra_tools:
         tools = tools + extra_tools(tools)
+    for tool in tools:
+        if tool["name"] in args.without_output_schema:
+            tool.pop("outputSchema", None)
     tool_models = [types.Tool.model_validate(t) for t in tools]
 
     async def list_tools(ctx, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -191,6 +194,13 @@ def main() -> None:
         "--extra-tools",
         action="store_true",
         help="also list a tool without the Builder marker and one marked for contract 2",
+    )
+    parser.add_argument(
+        "--without-output-schema",
+        action="append",
+        default=[],
+        metavar="TOOL",
+        help="fault: list this recorded tool without its outputSchema (repeatable)",
     )
     parser.add_argument("--page-size", type=int, default=1)
     parser.add_argument("--steps", type=int, default=5)

@@ -1,10 +1,11 @@
 // "Check server" (contract §10, the parts a page can check): markers and contract versions, the
 // form-generation subset, seeds on stochastic tools, document rules, then per tool a sample call
-// validated and planned (the sample arguments are the schema's own examples where it has some), the
+// validated and planned (the sample arguments are the schema's own examples where it has some) and
+// checked against the tool's declared outputSchema (§5), the
 // same seed reproducing the structure, and a call without the required arguments refused. A
 // server's refusal of a sample is a warning in its own words: the sample may just not suit it.
 // Each line is {status: "pass"|"fail"|"warn"|"skip", text}.
-import { buildArguments, initialValues, planApply } from "../pkg/megane_builder_client.js";
+import { buildArguments, initialValues, planApply, validateAgainstSchema } from "../pkg/megane_builder_client.js";
 import { planDigest } from "./provenance.js";
 
 /** §10 sample arguments: the form's initial values, with every top-level property the schema gives
@@ -42,6 +43,12 @@ export async function checkServer(entry, context, report) {
     else if (m.stochastic) line("pass", `${name}: stochastic with a seed input.`);
     if (m.document !== "none" && !button.form.documentProperty) line("fail", `${name}: document "${m.document}" but no document property (§4.3).`);
     if (m.document === "none" && button.form.documentProperty) line("fail", `${name}: a document property with document "none" (§4.3).`);
+    // §5: the tool declares the BuilderResult schema as its outputSchema; MCP wants an object schema.
+    const output = button.outputSchema;
+    const outputIsObject = output !== null && typeof output === "object" && !Array.isArray(output) && output.type === "object";
+    if (output === null || output === undefined) line("fail", `${name}: no outputSchema declared (§5: a Builder tool declares the BuilderResult schema).`);
+    else if (!outputIsObject) line("fail", `${name}: the outputSchema is not an object schema (MCP requires type "object").`);
+    else line("pass", `${name}: declares an object outputSchema.`);
     if (m.document === "required" && !context.document) { line("skip", `${name}: sample call skipped — it needs an open structure.`); continue; }
     const built = sampleArguments(button, context);
     if (!built.ok) { line("skip", `${name}: no sample arguments (${built.errors[0].message})`); continue; }
@@ -52,6 +59,12 @@ export async function checkServer(entry, context, report) {
     const planned = refusedSample ? null : planApply(button, first.result, context.document, {});
     if (planned && !planned.ok) { line("fail", `${name}: the result cannot be applied: ${planned.error}`); continue; }
     if (planned) line("pass", `${name}: the sample call returned a valid result (${first.result.atomCount} atoms, ${planned.plan.mode}).`);
+    if (planned && outputIsObject) {
+      // The result as Builder read it (unknown fields dropped, §11) against the tool's own schema.
+      const problems = validateAgainstSchema(output, first.result);
+      if (problems.length === 0) line("pass", `${name}: the sample result conforms to the tool's outputSchema.`);
+      else line("fail", `${name}: the sample result does not conform to the tool's outputSchema: ${problems[0].path ? `${problems[0].path}: ` : ""}${problems[0].message}`);
+    }
     if (planned && m.stochastic) {
       const again = await server.call(name, built.arguments, {});
       const replanned = again.ok && again.result ? planApply(button, again.result, context.document, {}) : null;
