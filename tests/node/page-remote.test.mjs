@@ -226,7 +226,7 @@ test("Disconnect closes the server and removes its tools; the offline tools stay
   await page.click(`.server[data-server="${peerUrl}"] button.disconnect`);
   await page.waitForFunction((url) => !document.querySelector(`.server[data-server="${url}"]`), peerUrl);
   assert.equal(await page.textContent("#form-title"), "Choose a tool");
-  assert.equal(await page.locator('button.tool[data-server="offline"]').count(), 2);
+  assert.equal(await page.locator('button.tool[data-server="offline"]').count(), 3);
 });
 
 test("no page errors under the Content-Security-Policy", () => {
