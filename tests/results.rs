@@ -622,3 +622,35 @@ fn a_checked_result_plans_the_same_without_validating_again() {
     let err = plan_apply(&marker_for("liquid_box"), &done.result, None, &[]).unwrap_err();
     assert!(err.starts_with("structure.elements[0]"), "{err}");
 }
+
+/// §10: the page's server check validates the result as Builder read it (`BuilderResult`, what
+/// `toJSON` gives) against the tool's declared `outputSchema`. On the reference server's
+/// recorded tools and calls that passes, as the raw `structuredContent` does: the check raises no
+/// false problem there. A result missing a required field of the declared schema fails it.
+#[test]
+fn recorded_results_as_read_conform_to_the_recorded_output_schemas() {
+    use megane_builder_client::contract::validate::validate_arguments;
+    let list = read_json(&Path::new(FIXTURES).join("megane-recorded/tools-list.json"));
+    let mut checked = 0;
+    for tool in list["tools"].as_array().unwrap() {
+        let name = tool["name"].as_str().unwrap();
+        let schema = &tool["outputSchema"];
+        assert_eq!(schema["type"], "object", "{name}");
+        let call = megane_call(name);
+        let raw = structured_content(&call.response);
+        assert_eq!(validate_arguments(schema, None, raw), vec![], "{name}");
+        let read = serde_json::to_value(&interpret(&call).unwrap().result).unwrap();
+        assert_eq!(validate_arguments(schema, None, &read), vec![], "{name}");
+        let mut broken = read.clone();
+        broken["structure"]
+            .as_object_mut()
+            .unwrap()
+            .remove("elements");
+        assert!(
+            !validate_arguments(schema, None, &broken).is_empty(),
+            "{name}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 3);
+}
