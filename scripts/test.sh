@@ -17,7 +17,7 @@ cargo fmt --all -- --check
 
 step "cargo clippy (native and wasm32) -D warnings"
 cargo clippy --all-targets -- -D warnings
-cargo clippy --target wasm32-unknown-unknown --lib -- -D warnings
+cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings
 
 step "native tests (cargo test: unit, integration and doc tests; the Python SDK peer on loopback)"
 cargo test --lib --tests

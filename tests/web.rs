@@ -278,9 +278,9 @@ fn polymer_result_and_tool_errors() {
 
 #[wasm_bindgen_test]
 fn small_helpers() {
-    assert_eq!(call_timeout_ms_js(Some(20.0)), 100_000.0);
-    assert_eq!(call_timeout_ms_js(None), 60_000.0);
-    assert_eq!(call_timeout_ms_js(Some(1e9)), 1_800_000.0);
+    assert_eq!(call_timeout_ms_js(Some(20.0), None), 100_000.0);
+    assert_eq!(call_timeout_ms_js(None, None), 60_000.0);
+    assert_eq!(call_timeout_ms_js(Some(1e9), None), 1_800_000.0);
     assert_eq!(progress_style_js(Some(20.0)), "bar");
     assert_eq!(progress_style_js(Some(1.0)), "spinner");
     let launch =
