@@ -31,7 +31,9 @@ fn every_corpus_file_passes_its_target() {
 fn the_invariants_catch_a_two_line_error() {
     let caught = std::panic::catch_unwind(|| targets::assert_one_line("t", "a\nb"));
     assert!(caught.is_err());
-    let caught = std::panic::catch_unwind(|| targets::assert_one_line("t", "a  b"));
+    let caught = std::panic::catch_unwind(|| targets::assert_one_line("t", "a\u{0}b"));
+    assert!(caught.is_err());
+    let caught = std::panic::catch_unwind(|| targets::assert_one_line("t", " a"));
     assert!(caught.is_err());
     targets::assert_one_line("t", "a b: c");
 }

@@ -127,6 +127,23 @@ impl Endpoint {
 mod tests {
     use super::*;
 
+    /// Found by the `server_url` fuzz target: a control character in the host reached the message.
+    #[test]
+    fn a_refused_host_is_shown_through_the_sanitiser() {
+        let e = Endpoint::parse("http://[::\u{0}]/mcp")
+            .unwrap_err()
+            .to_string();
+        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+        assert!(
+            e.starts_with("Refusing to connect to [:: ] over plain http"),
+            "{e}"
+        );
+        let e = Endpoint::parse("http://evil\u{202E}host\u{2028}x/")
+            .unwrap_err()
+            .to_string();
+        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+    }
+
     #[test]
     fn the_authority_keeps_the_port() {
         let e = Endpoint::parse("http://127.0.0.1:8765/mcp").unwrap();
