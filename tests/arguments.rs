@@ -376,3 +376,114 @@ fn element_cell_units_and_string_rules() {
         "an optional document is omitted when none is open"
     );
 }
+
+/// Found by the property below: a 64-bit seed above `i64::MAX` was refused as "enter a whole
+/// number" although it is one and the schema (`integer`, `minimum: 0`) accepts it.
+#[test]
+fn a_seed_above_i64_max_is_a_whole_number() {
+    let b = button("liquid_box");
+    let mut ctx = context(None);
+    ctx.random_seed = Some(u64::MAX);
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    let args = build(&b, &values, &ctx).unwrap();
+    assert_eq!(args["seed"], json!(u64::MAX));
+}
+
+/// Values a person or a broken page can put in a field: huge and tiny numbers, text with line
+/// breaks and control characters, and the wrong types.
+fn odd_value() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(json!(f64::MAX)),
+        Just(json!(f64::MIN_POSITIVE)),
+        Just(json!(5e-324)),
+        Just(json!(-0.0)),
+        Just(json!(1e300)),
+        Just(json!(-1e-300)),
+        Just(json!(i64::MIN)),
+        Just(json!(u64::MAX)),
+        Just(json!(0)),
+        Just(json!(-1)),
+        any::<i32>().prop_map(|n| json!(n)),
+        any::<f64>()
+            .prop_filter("finite", |x| x.is_finite())
+            .prop_map(|x| json!(x)),
+        "[a-z0-9 .\\n\\r\\t\\x00-\\x1f\\u{2028}\\u{202e}]{0,10}".prop_map(Value::String),
+        Just(json!("water")),
+        Just(json!("ethanol")),
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        Just(json!([])),
+        Just(json!({})),
+    ]
+}
+
+/// Replaces the value at a random place of `value` (a leaf or a whole subtree) by `replacement`.
+fn replace_somewhere(value: &mut Value, mut choice: usize, replacement: Value) {
+    let mut current = value;
+    loop {
+        let children = match current {
+            Value::Object(m) => m.len(),
+            Value::Array(a) => a.len(),
+            _ => 0,
+        };
+        if children == 0 || choice % 5 == 0 {
+            *current = replacement;
+            return;
+        }
+        let index = choice % children;
+        choice /= 3;
+        current = match current {
+            Value::Object(m) => m.values_mut().nth(index).unwrap(),
+            Value::Array(a) => &mut a[index],
+            _ => unreachable!(),
+        };
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 400, ..Default::default() })]
+
+    /// Differential: whatever `buildArguments` accepts (initial values with any seed, library and
+    /// document, then edited with odd values) is valid for `jsonschema` against the tool's own
+    /// `inputSchema` (the §4.3 document included, which our typed validator checks instead);
+    /// whatever it refuses, it refuses in one-line messages.
+    #[test]
+    fn arguments_that_build_accepts_pass_jsonschema(
+        tool in 0usize..16,
+        seed in proptest::prelude::any::<u64>(),
+        rotate in 0usize..3,
+        with_document in proptest::prelude::any::<bool>(),
+        edits in proptest::collection::vec((proptest::prelude::any::<usize>(), odd_value()), 0..4),
+    ) {
+        let buttons = buttons();
+        let b = &buttons[tool % buttons.len()];
+        let mut ctx = context(with_document.then(document));
+        ctx.random_seed = Some(seed);
+        ctx.library.rotate_left(rotate);
+        let form = b.form.as_ref().unwrap();
+        let mut values = initial_values(form, &ctx);
+        let untouched = edits.is_empty();
+        for (choice, replacement) in edits {
+            replace_somewhere(&mut values, choice, replacement);
+        }
+        match build(b, &values, &ctx) {
+            Ok(args) => {
+                let validator = jsonschema::validator_for(&b.input_schema).unwrap();
+                let errors: Vec<String> =
+                    validator.iter_errors(&args).map(|e| e.to_string()).collect();
+                proptest::prop_assert!(errors.is_empty(), "{}: {:?} accepted but {:?}", b.name, args, errors);
+            }
+            Err(problems) => {
+                for p in &problems {
+                    proptest::prop_assert!(!p.message.contains(['\n', '\r']), "{}", p.message);
+                }
+                // Untouched initial values of a tool that needs no document are always accepted.
+                proptest::prop_assert!(
+                    !(untouched && b.form.as_ref().unwrap().document_property.is_none()),
+                    "{}: initial values refused: {:?}", b.name, problems
+                );
+            }
+        }
+    }
+}

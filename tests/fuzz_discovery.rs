@@ -64,6 +64,20 @@ fn arb_json() -> impl Strategy<Value = Value> {
         ]
         .prop_map(|s| Value::String(s.to_string())),
         ".{0,12}".prop_map(Value::String),
+        // Titles and descriptions with line breaks, controls, bidi overrides and separators.
+        "[A-Za-z \\n\\r\\t\\x00-\\x1f\\x7f\\u{85}\\u{2028}\\u{202e}]{0,16}".prop_map(Value::String),
+        // Huge and tiny numbers (bounds, defaults, examples, minItems).
+        prop_oneof![
+            Just(json!(f64::MAX)),
+            Just(json!(f64::MIN)),
+            Just(json!(f64::MIN_POSITIVE)),
+            Just(json!(5e-324)),
+            Just(json!(-0.0)),
+            Just(json!(i64::MIN)),
+            Just(json!(u64::MAX)),
+            Just(json!(1e15)),
+            Just(json!(usize::MAX as f64)),
+        ],
     ];
     leaf.prop_recursive(6, 96, 8, move |inner| {
         prop_oneof![
@@ -97,12 +111,12 @@ fn exercise(list: &Value, values: Option<&Value>) {
         .chain(&toolbox.unknown_apply)
         .chain(&toolbox.unsupported_contract)
     {
-        assert!(!hidden.reason.contains('\n'), "{}", hidden.reason);
+        assert!(!hidden.reason.contains(['\n', '\r']), "{}", hidden.reason);
     }
     let ctx = context();
     for button in &toolbox.buttons {
         if let Some(reason) = &button.disabled_reason {
-            assert!(!reason.contains('\n'), "{reason}");
+            assert!(!reason.contains(['\n', '\r']), "{reason}");
         }
         let Some(form) = &button.form else { continue };
         let initial = initial_values(form, &ctx);
@@ -111,7 +125,7 @@ fn exercise(list: &Value, values: Option<&Value>) {
                 build_arguments(&button.marker, form, &button.input_schema, input, &ctx)
             {
                 for p in problems {
-                    assert!(!p.message.contains('\n'), "{}", p.message);
+                    assert!(!p.message.contains(['\n', '\r']), "{}", p.message);
                 }
             }
         }

@@ -750,6 +750,10 @@ fn arb_json() -> impl Strategy<Value = Value> {
             .prop_filter("finite", |v| v.is_finite())
             .prop_map(|v| json!(v)),
         "[a-zA-Z0-9 \\n]{0,8}".prop_map(Value::String),
+        // Line breaks, other controls, bidi overrides and the Unicode separators.
+        "[a-z \\n\\r\\t\\x00-\\x1f\\x7f\\u{85}\\u{2028}\\u{2029}\\u{202e}]{0,12}"
+            .prop_map(Value::String),
+        extreme_number(),
     ];
     leaf.prop_recursive(3, 24, 6, |inner| {
         prop_oneof![
@@ -758,6 +762,24 @@ fn arb_json() -> impl Strategy<Value = Value> {
                 .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
+}
+
+/// Huge and tiny numbers: the ends of f64, subnormals, negative zero, the ends of i64 and u64.
+fn extreme_number() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(json!(f64::MAX)),
+        Just(json!(f64::MIN)),
+        Just(json!(f64::MIN_POSITIVE)),
+        Just(json!(5e-324)),
+        Just(json!(-0.0)),
+        Just(json!(1e300)),
+        Just(json!(i64::MIN)),
+        Just(json!(i64::MAX)),
+        Just(json!(u64::MAX)),
+        Just(json!(u32::MAX as u64 + 1)),
+        Just(json!(256)),
+        Just(json!(-1)),
+    ]
 }
 
 /// Where a mutation lands, relative to the CallToolResult.
@@ -864,7 +886,14 @@ proptest! {
         let bytes = serde_json::to_vec(&result).unwrap();
         let by_bytes = interpret_call_bytes("liquid_box", &m, &bytes, &ResultLimits::default());
         let by_value = interpret_call_value("liquid_box", &m, &result);
+        // Differential: the bytes path and the parsed-object path read the same result.
         prop_assert_eq!(by_bytes.is_ok(), by_value.is_ok());
+        if let (Ok(a), Ok(b)) = (&by_bytes, &by_value) {
+            prop_assert_eq!(a, b);
+        }
+        if let Err(e) = &by_value {
+            prop_assert!(!e.contains('\n') && !e.is_empty(), "{}", e);
+        }
         match by_bytes {
             Ok(done) => {
                 let doc = document();

@@ -377,7 +377,7 @@ fn apply_charge_line(rest: &str, number: usize, molecule: &mut Molecule) -> Resu
             }
             _ => {
                 return Err(format!(
-                    "line {number}: `M  CHG` entry {} {} is not an atom and a charge",
+                    "line {number}: `M  CHG` entry {:?} {:?} is not an atom and a charge",
                     pair[0], pair[1]
                 ))
             }
@@ -388,6 +388,15 @@ fn apply_charge_line(rest: &str, number: usize, molecule: &mut Molecule) -> Resu
 
 #[cfg(test)]
 mod tests {
+    /// Found by the `molblock` fuzz target: a NUL in an `M  CHG` entry reached the message.
+    #[test]
+    fn a_bad_charge_entry_is_quoted_on_one_line() {
+        let text = "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 O   0  0\nM  CHG  1 \u{0}\u{2028} 1\nM  END\n";
+        let e = parse_molblock(text).unwrap_err();
+        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+        assert!(e.starts_with("line 6: `M  CHG` entry"), "{e}");
+    }
+
     use super::*;
 
     #[test]

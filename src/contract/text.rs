@@ -76,6 +76,15 @@ pub fn one_line_max(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// Whether `text` is safe to show as one line: no line break, no other control character and no
+/// invisible direction control (what [`one_line`] removes). Quoted excerpts inside a message may
+/// keep their inner spacing, so this does not require collapsed whitespace.
+pub fn is_one_line(text: &str) -> bool {
+    !text
+        .chars()
+        .any(|c| is_line_break(c) || c.is_control() || is_invisible(c))
+}
+
 /// Longest excerpt (in characters, the `…` included) of a server-given name, key or value quoted
 /// inside a longer message.
 pub const EXCERPT_CHARS: usize = 40;
@@ -129,6 +138,17 @@ mod tests {
         assert_eq!(one_line_max("abcd", 4), "abcd");
         assert_eq!(one_line_max("ab cdef", 4), "ab…");
         assert_eq!(one_line_max("abc", 1), "…");
+    }
+
+    #[test]
+    fn is_one_line_agrees_with_one_line() {
+        for text in ["a b", "x  \"y\"", "é…"] {
+            assert!(is_one_line(text), "{text:?}");
+        }
+        for text in ["a\nb", "a\u{0}b", "a\u{2028}b", "a\u{202E}b", "a\tb"] {
+            assert!(!is_one_line(text), "{text:?}");
+            assert!(is_one_line(&one_line(text)), "{text:?}");
+        }
     }
 
     #[test]

@@ -408,6 +408,10 @@ fn number_value(raw: &Value, integer: bool) -> Option<Value> {
                 if let Some(i) = n.as_i64() {
                     return Some(json!(i));
                 }
+                // A whole number above i64::MAX (a 64-bit seed) is still a whole number.
+                if let Some(u) = n.as_u64() {
+                    return Some(json!(u));
+                }
             }
             n.as_f64()?
         }

@@ -49,7 +49,7 @@ pub fn redirect_host(location: &str, current_host: &str) -> String {
             &location[i + 3..]
         }
         _ if location.starts_with("//") => &location[2..],
-        _ => return current_host.to_string(),
+        _ => current_host,
     };
     let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = authority.rsplit('@').next().unwrap_or("");
@@ -65,6 +65,11 @@ impl Endpoint {
     /// field. The error never repeats the URL (it may hold a secret).
     pub fn parse(url: &str) -> Result<Self, McpError> {
         let url = url.trim();
+        if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
+            return Err(McpError::InvalidUrl {
+                reason: "it contains spaces or control characters".into(),
+            });
+        }
         let lower = url.to_ascii_lowercase();
         let (secure, rest) = if let Some(r) = lower.strip_prefix("https://") {
             (true, r)
@@ -126,6 +131,30 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the `server_url` fuzz target: a control character in the host reached the message.
+    #[test]
+    fn a_refused_host_is_shown_through_the_sanitiser() {
+        let e = Endpoint::parse("http://[::\u{0}]/mcp")
+            .unwrap_err()
+            .to_string();
+        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+        assert!(e.contains("spaces or control characters"), "{e}");
+        let e = McpError::InsecureUrl {
+            host: "[::\u{0}]\nx".into(),
+        }
+        .to_string();
+        assert!(
+            e.starts_with("Refusing to connect to [:: ] over plain http"),
+            "{e}"
+        );
+        // A relative Location names the current host, sanitised too.
+        assert_eq!(redirect_host("/next", "a\u{0}b\nc:1"), "abc:1");
+        let e = Endpoint::parse("http://evil\u{202E}host\u{2028}x/")
+            .unwrap_err()
+            .to_string();
+        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+    }
 
     #[test]
     fn the_authority_keeps_the_port() {

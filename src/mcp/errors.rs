@@ -168,9 +168,12 @@ impl fmt::Display for McpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             McpError::InvalidUrl { reason } => write!(f, "The tool server URL is not usable: {reason}."),
+            // The host is the user's text: shown through the sanitiser (a NUL or a line break in
+            // it must not reach the message).
             McpError::InsecureUrl { host } => write!(
                 f,
-                "Refusing to connect to {host} over plain http: use https:// (http is allowed only for a server on this computer: localhost, 127.0.0.1 or [::1])."
+                "Refusing to connect to {} over plain http: use https:// (http is allowed only for a server on this computer: localhost, 127.0.0.1 or [::1]).",
+                crate::contract::text::one_line_max(host, 100)
             ),
             McpError::Unauthorized { token_given: true } => write!(
                 f,
