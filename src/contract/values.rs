@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::form::{Control, Field, Form};
 use super::marker::{Apply, Category, Marker};
+use super::text::excerpt;
 use super::validate::{format_f64, validate_with_document, DocumentCheck, Problem};
 use crate::chem::elements;
 
@@ -448,8 +449,9 @@ fn molecule_value(field: &Field, raw: &Value, path: &str, context: &FormContext)
         return Err(vec![Problem::new(
             path,
             format!(
-                "{}: `{name}` is not in the library; choose another molecule.",
-                field.label
+                "{}: `{}` is not in the library; choose another molecule.",
+                field.label,
+                excerpt(name)
             ),
         )]);
     };
@@ -594,10 +596,11 @@ fn diagonal(abc: &[f64]) -> Vec<f64> {
     vec![abc[0], 0.0, 0.0, 0.0, abc[1], 0.0, 0.0, 0.0, abc[2]]
 }
 
+/// A user's value quoted in a message: one bounded line (§9: untrusted text).
 fn display(value: &Value) -> String {
     match value {
-        Value::String(s) => s.clone(),
+        Value::String(s) => excerpt(s),
         Value::Number(n) => n.as_f64().map(format_f64).unwrap_or_else(|| n.to_string()),
-        other => other.to_string(),
+        other => excerpt(&other.to_string()),
     }
 }
