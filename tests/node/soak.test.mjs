@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "peer-token-soak-5e1d";
 const RECORDED = join(SHARED, "fixtures", "megane-recorded");
@@ -34,7 +34,8 @@ before(async () => {
   web = await startServer();
   peer = await startPeer(web.url);
   browser = await launchBrowser();
-  page = await openPage(browser, `${web.url}/tests/node/pages/blank.html`, errors);
+  // The default protocol "auto" probes 2026-07-28 first: the browser logs the refused preflight.
+  page = await openPage(browser, `${web.url}/tests/node/pages/blank.html`, errors, AUTO_PROBE_CONSOLE);
   cdp = await page.context().newCDPSession(page);
   const args = JSON.parse(readFileSync(join(RECORDED, "call-liquid_box.json"), "utf8")).arguments;
   await page.evaluate(async ({ url, token, args }) => {
