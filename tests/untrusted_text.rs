@@ -228,3 +228,25 @@ fn mcp_errors_use_the_same_sanitiser() {
         assert_one_line(&McpError::server(*hostile).call_error_line(), hostile);
     }
 }
+
+#[test]
+fn an_echoed_token_is_hidden_without_mangling_words() {
+    use megane_builder_client::mcp::errors::redact;
+    let long = "s3cr3t-T0ken-value";
+    assert_eq!(
+        redact(&format!("bad token {long}; was x{long}y"), Some(long)),
+        "bad token <token>; was x<token>y"
+    );
+    // A one-letter token (a bug once replaced every "a" of the message).
+    assert_eq!(
+        redact("The server failed: bad request", Some("a")),
+        "The server failed: bad request"
+    );
+    assert_eq!(
+        redact("Bearer a was refused (a)", Some("a")),
+        "Bearer <token> was refused (<token>)"
+    );
+    assert_eq!(redact("abc abcd abc", Some("abc")), "<token> abcd <token>");
+    assert_eq!(redact("no token here", None), "no token here");
+    assert_eq!(redact("no token here", Some("")), "no token here");
+}

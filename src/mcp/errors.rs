@@ -156,12 +156,36 @@ pub fn http_failure(status: u16, shown_body: &str) -> McpError {
     }
 }
 
-/// Replaces every occurrence of `token` in `text` (a server that echoes it must not leak it).
+/// Tokens shorter than this many characters are hidden only where they stand alone ([`redact`]).
+pub const SHORT_TOKEN_CHARS: usize = 8;
+
+/// Hides `token` in `text` (a server that echoes it must not leak it) as `<token>`: every
+/// occurrence when the token has at least [`SHORT_TOKEN_CHARS`] characters; for a shorter token
+/// only occurrences not inside a word (no letter or digit either side), so a one-letter token does
+/// not mangle every word of a message while an echoed `Bearer ab` is still hidden.
 pub fn redact(text: &str, token: Option<&str>) -> String {
-    match token {
-        Some(t) if !t.is_empty() => text.replace(t, "<token>"),
-        _ => text.to_string(),
+    let t = match token {
+        Some(t) if !t.is_empty() => t,
+        _ => return text.to_string(),
+    };
+    if t.chars().count() >= SHORT_TOKEN_CHARS {
+        return text.replace(t, "<token>");
     }
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices(t) {
+        let before = text[..at].chars().next_back();
+        let after = text[at + t.len()..].chars().next();
+        let in_word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        if in_word(before) || in_word(after) {
+            continue;
+        }
+        out.push_str(&text[last..at]);
+        out.push_str("<token>");
+        last = at + t.len();
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 impl fmt::Display for McpError {
