@@ -64,6 +64,13 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
+# cargo-fuzz for the fuzz smoke in scripts/test.sh (fuzz/smoke.sh); crates.io only.
+CARGO_FUZZ_VERSION=0.13.2
+if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
+  say "cargo install cargo-fuzz $CARGO_FUZZ_VERSION (about 3 minutes)"
+  cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION"
+fi
+
 # Node packages for the TypeScript check and browser-side test peers (npm registry only).
 if [ -f tests/node/package.json ] && [ ! -d tests/node/node_modules ]; then
   say "npm ci in tests/node"

@@ -23,6 +23,9 @@ step "native tests (cargo test: unit, integration and doc tests; the Python SDK 
 cargo test --lib --tests
 cargo test --doc
 
+step "fuzz smoke: every cargo fuzz target for 10 s from its committed corpus (fuzz/smoke.sh)"
+bash fuzz/smoke.sh 10
+
 step "JS API in headless Chromium (wasm-pack test --headless --chrome)"
 wasm-pack test --headless --chrome --mode no-install -- --test web
 
