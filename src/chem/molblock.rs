@@ -90,6 +90,13 @@ pub fn write_molblock(molecule: &Molecule) -> Result<String, String> {
     Ok(out)
 }
 
+/// Whether `v` written as the atom block writes it (`{:>10.4}`) stays inside its 10 columns: a
+/// negative value has one column less for digits (-9999.9999 is the lowest), so a bound on `|v|`
+/// alone lets `-66054` spill into the next field.
+fn fits_coordinate_field(v: f64) -> bool {
+    v.is_finite() && format!("{v:.4}").len() <= 10
+}
+
 fn check_writable(m: &Molecule) -> Result<(), String> {
     let n = m.elements.len();
     if n > MAX_V2000_COUNT || m.bonds.len() > MAX_V2000_COUNT {
@@ -130,10 +137,10 @@ fn check_writable(m: &Molecule) -> Result<(), String> {
     if let Some(i) = m
         .positions
         .iter()
-        .position(|p| p.iter().any(|v| !v.is_finite() || v.abs() >= 99_999.0))
+        .position(|p| p.iter().any(|&v| !fits_coordinate_field(v)))
     {
         return Err(format!(
-            "molecule.positions[{i}]: not a finite coordinate that fits the V2000 columns"
+            "molecule.positions[{i}]: not a finite coordinate that fits the V2000 columns (-9999.9999 to 99999.9999 Å)"
         ));
     }
     for (k, &(a, b)) in m.bonds.iter().enumerate() {
@@ -398,6 +405,32 @@ mod tests {
     }
 
     use super::*;
+
+    /// Found by the `molblock` fuzz target: `-066054` reads (it fits the 10 columns) but written
+    /// as `-66054.0000` it took 11 and shifted the element into the wrong field; the writer now
+    /// refuses it, and every coordinate it accepts re-reads exactly.
+    #[test]
+    fn a_coordinate_that_does_not_fit_its_columns_is_refused_when_written() {
+        let text = "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n   -0.8884   -066054   -0.8098 H   0  0\nM  END\n";
+        let m = parse_molblock(text).unwrap();
+        assert_eq!(m.positions[0][1], -66054.0);
+        let e = write_molblock(&m).unwrap_err();
+        assert!(
+            e.starts_with("molecule.positions[0]: not a finite coordinate"),
+            "{e}"
+        );
+        for ok in [-9999.9999, 99999.9999, -0.00001, 0.0] {
+            let mut m = m.clone();
+            m.positions[0][1] = ok;
+            let back = parse_molblock(&write_molblock(&m).unwrap()).unwrap();
+            assert!((back.positions[0][1] - ok).abs() < 1e-4, "{ok}");
+        }
+        for bad in [-10000.0, -9999.99996, 100000.0, 99999.99996, f64::NAN] {
+            let mut m = m.clone();
+            m.positions[0][1] = bad;
+            assert!(write_molblock(&m).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn reads_dimension_from_the_header_only() {
