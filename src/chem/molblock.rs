@@ -361,7 +361,8 @@ fn apply_charge_line(rest: &str, number: usize, molecule: &mut Molecule) -> Resu
     let count: usize = count
         .parse()
         .map_err(|_| format!("line {number}: `M  CHG` count {count:?} is not a number"))?;
-    if pairs.len() != 2 * count {
+    // Checked: a count near usize::MAX must be a refusal, not an overflow.
+    if count.checked_mul(2) != Some(pairs.len()) {
         return Err(format!(
             "line {number}: `M  CHG` announces {count} atoms but lists {}",
             pairs.len() / 2
@@ -405,6 +406,18 @@ mod tests {
     }
 
     use super::*;
+
+    /// Found by the `molblock` fuzz target: an `M  CHG` count near `usize::MAX` overflowed when
+    /// doubled (a panic in debug builds, a wrong comparison in release).
+    #[test]
+    fn a_huge_charge_count_is_refused() {
+        let text = "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 O   0  0\nM  CHG 12297829382473034412  1  1\nM  END\n";
+        let e = parse_molblock(text).unwrap_err();
+        assert_eq!(
+            e,
+            "line 6: `M  CHG` announces 12297829382473034412 atoms but lists 1"
+        );
+    }
 
     /// Found by the `molblock` fuzz target: `-066054` reads (it fits the 10 columns) but written
     /// as `-66054.0000` it took 11 and shifted the element into the wrong field; the writer now
