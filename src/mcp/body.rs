@@ -1,7 +1,7 @@
 //! Reading one HTTP response body: JSON or SSE messages with a byte cap, or a bounded error text.
 
 use super::headers::BodyKind;
-use super::jsonrpc::{parse_body, Incoming};
+use super::jsonrpc::{parse_owned, Incoming};
 use super::sse::{SseDecoder, SseEvent};
 
 /// How much of a non-message body (an error page) is kept for the error message.
@@ -108,7 +108,8 @@ impl BodyReader {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     return Ok(Vec::new());
                 }
-                parse_body(buf).map_err(BodyError::Malformed)
+                // The buffer becomes the messages' text (a result is kept, not copied).
+                parse_owned(std::mem::take(buf)).map_err(BodyError::Malformed)
             }
             BodyReader::Sse { decoder, limit, .. } => {
                 let mut events = Vec::new();
@@ -147,7 +148,7 @@ fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError>
         if !e.carries_message() {
             continue;
         }
-        let msgs = parse_body(e.data.as_bytes()).map_err(|m| {
+        let msgs = parse_owned(e.data.into_bytes()).map_err(|m| {
             BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))
         })?;
         out.extend(msgs);
