@@ -16,6 +16,8 @@ if [ "$RUNS" = fields ]; then QUERY=fields; OUT=artifacts/bench-results-fields.j
 if [ -n "${BENCH_PKG:-}" ]; then QUERY="$QUERY&pkg=/${BENCH_PKG#/}"; fi
 # BENCH_NOSTREAM=1 leaves out the streamed-call leg (ToolServer.call against server.py).
 if [ "${BENCH_NOSTREAM:-0}" = 1 ]; then QUERY="$QUERY&nostream"; fi
+# BENCH_CALLS=N: calls in the streamed-call leg (default 10).
+if [ -n "${BENCH_CALLS:-}" ]; then QUERY="$QUERY&calls=$BENCH_CALLS"; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 

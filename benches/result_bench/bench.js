@@ -279,7 +279,8 @@ async function main() {
   }
   memoryReport.wasmMemoryAfterAllRuns = memory();
   memoryReport.wasmBytesPathRuns = 1 + 2 + 2 * RUNS; // memory pass, warm-ups, timed (wasm, wasmReadAll)
-  const streamed = query.has("nostream") ? null : await streamedLeg(bytes, heapCountsWasmMemory);
+  const calls = Number(query.get("calls") ?? 10);
+  const streamed = query.has("nostream") ? null : await streamedLeg(bytes, heapCountsWasmMemory, calls);
 
   const medians = Object.fromEntries(names.map((n) => [n, median(times[n])]));
   const report = {
