@@ -62,6 +62,16 @@ impl BodyReader {
         }
     }
 
+    /// Makes room for a JSON body of `len` bytes announced by `Content-Length` (at most the cap),
+    /// so a large result is held in one block of its size rather than grown by doubling.
+    pub fn reserve(&mut self, len: u64) {
+        if let BodyReader::Json { buf, limit } = self {
+            if let Ok(extra) = usize::try_from(len.min(*limit)) {
+                buf.reserve_exact(extra.saturating_sub(buf.len()));
+            }
+        }
+    }
+
     /// A reader that keeps a bounded text.
     pub fn text() -> Self {
         BodyReader::Text { buf: Vec::new() }
@@ -154,4 +164,32 @@ fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError>
         out.extend(msgs);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_body_of_announced_length_is_held_in_one_block() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+        let mut reader = BodyReader::messages(BodyKind::Json, 1 << 20);
+        reader.reserve(body.len() as u64);
+        let before = reader.kept_bytes().as_ptr();
+        for piece in body.chunks(7) {
+            assert!(reader.push(piece).unwrap().is_empty());
+        }
+        assert_eq!(reader.kept_bytes().as_ptr(), before, "never moved");
+        assert_eq!(reader.finish().unwrap().len(), 1);
+        // An announced length above the cap reserves the cap at most, and only JSON reserves.
+        let mut capped = BodyReader::messages(BodyKind::Json, 100);
+        capped.reserve(u64::MAX);
+        let BodyReader::Json { buf, .. } = &capped else {
+            panic!()
+        };
+        assert!(buf.capacity() >= 100 && buf.capacity() < 1000);
+        let mut text = BodyReader::text();
+        text.reserve(1 << 30);
+        assert!(text.kept_bytes().is_empty());
+    }
 }
