@@ -18,6 +18,8 @@ if [ -n "${BENCH_PKG:-}" ]; then QUERY="$QUERY&pkg=/${BENCH_PKG#/}"; fi
 if [ "${BENCH_NOSTREAM:-0}" = 1 ]; then QUERY="$QUERY&nostream"; fi
 # BENCH_CALLS=N: calls in the streamed-call leg (default 10).
 if [ -n "${BENCH_CALLS:-}" ]; then QUERY="$QUERY&calls=$BENCH_CALLS"; fi
+# BENCH_LENGTH=1: the streamed answer carries Content-Length (default: close-delimited, no length).
+if [ "${BENCH_LENGTH:-0}" = 1 ]; then QUERY="$QUERY&length"; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 
@@ -118,7 +120,8 @@ print(f"  wasm linear memory over the bytes-path runs: {mem['wasmMemoryAfterFirs
 s = r.get("streamed")
 if s:
     sm = s["medians"]
-    print(f"\nstreamed call (ToolServer.call; body in 64 KiB pieces, paced; {s['calls']} calls, medians without the first):")
+    print(f"\nstreamed call (ToolServer.call; body in 64 KiB pieces, paced{', with Content-Length' if s.get('contentLength') else ''}; "
+          f"{s['calls']} calls, medians without the first):")
     print(f"  last byte -> plan: wasm {sm['wasmLastByteToPlan']:.0f} ms, JS (fetch + baseline) {sm['jsLastByteToPlan']:.0f} ms; "
           f"ratio {s['ratio']:.2f} (goal: wasm <= 30 ms)")
     print(f"  whole call: wasm {sm['wasmCall']:.0f} ms, JS {sm['jsCall']:.0f} ms")

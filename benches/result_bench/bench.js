@@ -146,12 +146,14 @@ async function streamedLeg(bytes, heapCountsWasmMemory, calls = 10) {
   const memory = () => wasm.memory.buffer.byteLength;
   const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
   const button = api.parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
-  await fetch("/body", { method: "POST", body: bytes });
+  // ?length: the server announces the body's Content-Length (as a JSON-response server does).
+  await fetch(query.has("length") ? "/body?length" : "/body", { method: "POST", body: bytes });
   const server = await api.connect(`${location.origin}/mcp`, { protocol: "legacy" });
   if (!server.ok) throw new Error(`connect: ${server.error}`);
   const lastWrite = async () => (await (await fetch("/last")).json()).ms;
   const report = {
     wasmMemoryAfterInit: memory(), wasmMemoryAfterFirstCall: 0, wasmMemoryAfterCalls: 0, calls,
+    contentLength: query.has("length"),
     outputHeapDelta: 0, wasmLastByteToPlanMs: [], wasmCallMs: [], jsLastByteToPlanMs: [], jsCallMs: [],
   };
   for (let i = 0; i < calls; i++) {

@@ -6,7 +6,8 @@ For the streamed-call leg it is also a minimal MCP server (JSON responses, no se
 POST /mcp: `initialize`, `tools/list` (the recorded tools) and `tools/call`, whose response is
 the body the page stored with POST /body (a JSON-RPC response; its id is replaced by the
 request's), sent in 64 KiB pieces at a paced rate (--chunk-ms between pieces, as a network would
-deliver it) and ended by closing the connection. GET /last gives the wall-clock time (ms since
+deliver it) and ended by closing the connection; with `Content-Length` when the body was stored
+with POST /body?length. GET /last gives the wall-clock time (ms since
 the epoch) at which the last piece was written, so the page can time last byte -> plan."""
 
 import argparse
@@ -36,13 +37,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
     body = b""
+    send_length = False
     last_write_ms = 0.0
     chunk_ms = 1.0
     tools = []
 
     def do_POST(self):
-        if self.path == "/body":
+        if self.path.startswith("/body"):
             Handler.body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            Handler.send_length = self.path.endswith("?length")
             self.send_response(204)
             self.end_headers()
             return
@@ -101,6 +104,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             body = re.sub(rb'^\{"jsonrpc":"2.0","id":[^,]*,', b'{"jsonrpc":"2.0","id":' + json.dumps(rid).encode() + b",", Handler.body, count=1)
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
+            if Handler.send_length:
+                self.send_header("Content-Length", str(len(body)))
             self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.flush()
