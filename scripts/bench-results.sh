@@ -6,6 +6,7 @@
 #        bash scripts/bench-results.sh fields   (what each Structure field costs; leaves it out)
 #        bash scripts/bench-results.sh profile [wasm|js|jsFull] [runs]   (CPU profile by function)
 # Builds the package only when pkg/ is missing. BENCH_PKG=artifacts/<dir> measures another build.
+# Also a streamed-call leg: ToolServer.call against server.py sending the body in 64 KiB pieces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS="${1:-9}"
@@ -13,6 +14,12 @@ QUERY="runs=$RUNS"
 OUT=artifacts/bench-results.json
 if [ "$RUNS" = fields ]; then QUERY=fields; OUT=artifacts/bench-results-fields.json; fi
 if [ -n "${BENCH_PKG:-}" ]; then QUERY="$QUERY&pkg=/${BENCH_PKG#/}"; fi
+# BENCH_NOSTREAM=1 leaves out the streamed-call leg (ToolServer.call against server.py).
+if [ "${BENCH_NOSTREAM:-0}" = 1 ]; then QUERY="$QUERY&nostream"; fi
+# BENCH_CALLS=N: calls in the streamed-call leg (default 10).
+if [ -n "${BENCH_CALLS:-}" ]; then QUERY="$QUERY&calls=$BENCH_CALLS"; fi
+# BENCH_LENGTH=1: the streamed answer carries Content-Length (default: close-delimited, no length).
+if [ "${BENCH_LENGTH:-0}" = 1 ]; then QUERY="$QUERY&length"; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 
@@ -108,6 +115,24 @@ print(f"  wasm: linear memory {mem['wasmMemoryAfterInit'] / MB:.0f} MiB after in
 print(f"  JS:   decoded string {mem['jsDecodedStringHeap'] / MB:.1f} MiB + parsed tree "
       f"{mem['jsParsedTreeHeap'] / MB:.1f} MiB; peak JS heap +{mem['jsPeakHeapDelta'] / MB:.1f} MiB, "
       f"typed arrays {mem['jsOutputTypedArrayBytes'] / MB:.1f} MiB")
+print(f"  wasm linear memory over the bytes-path runs: {mem['wasmMemoryAfterFirstRun'] / MB:.0f} MiB after the first, "
+      f"{mem['wasmMemoryAfterAllRuns'] / MB:.0f} MiB after {mem.get('wasmBytesPathRuns', '?')} calls")
+s = r.get("streamed")
+if s:
+    sm = s["medians"]
+    print(f"\nstreamed call (ToolServer.call; body in 64 KiB pieces, paced{', with Content-Length' if s.get('contentLength') else ''}; "
+          f"{s['calls']} calls, medians without the first):")
+    print(f"  last byte -> plan: wasm {sm['wasmLastByteToPlan']:.0f} ms, JS (fetch + baseline) {sm['jsLastByteToPlan']:.0f} ms; "
+          f"ratio {s['ratio']:.2f} (goal: wasm <= 30 ms)")
+    print(f"  whole call: wasm {sm['wasmCall']:.0f} ms, JS {sm['jsCall']:.0f} ms")
+    print(f"  runs wasm: {' '.join(f'{t:.0f}' for t in s['wasmLastByteToPlanMs'])}")
+    print(f"  runs JS:   {' '.join(f'{t:.0f}' for t in s['jsLastByteToPlanMs'])}")
+    print(f"  wasm linear memory (own instance): {s['wasmMemoryAfterInit'] / MB:.0f} MiB after init -> "
+          f"{s['wasmMemoryAfterFirstCall'] / MB:.0f} MiB after the first call -> {s['wasmMemoryAfterCalls'] / MB:.0f} MiB "
+          f"after {s['calls']}; body {r['jsonBytes'] / MB:.1f} MiB, first-call growth "
+          f"{(s['wasmMemoryAfterFirstCall'] - s['wasmMemoryAfterInit']) / r['jsonBytes']:.2f}x the body (goal <= 1.5x)")
+    print(f"  JS heap of one call's outputs: +{s['outputHeapDelta'] / MB:.1f} MiB")
+print(f"load average at the end of the page run: {r.get('loadAverage', '?')}")
 cc = r["crossCheck"]
 print("cross-check (positions within f32, elements, bonds, orders, box, molecules, labels): "
       + ("identical" if cc["identical"] else "; ".join(cc["problems"])))

@@ -1030,3 +1030,74 @@ proptest! {
         prop_assert_eq!(outcome.is_err(), closest < 0.1, "closest {} → {:?}", closest, outcome.err());
     }
 }
+
+/// A plain tool's result (no Builder marker) that the tool declares an `outputSchema` for: hostile
+/// bodies (too large, too deep, not an object, a two-line error, an envelope's error) are each
+/// one line and nothing panics; SSE framing is read as for Builder results. (Faults a real server
+/// does not send; the conforming and non-conforming results of a real one are in `mcp_live`.)
+#[test]
+fn plain_tool_results_are_capped_and_checked_against_their_output_schema() {
+    use megane_builder_client::contract::result::interpret_plain_bytes;
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    let read = |body: &[u8], limits: &ResultLimits| {
+        interpret_plain_bytes("count", Some(&schema), body, limits)
+    };
+    let defaults = ResultLimits::default();
+    let good = br#"{"content":[{"type":"text","text":"Counted."}],"structuredContent":{"n":3}}"#;
+    let ok = read(good, &defaults).unwrap();
+    assert_eq!(ok.summary, "Counted.");
+    assert_eq!(ok.raw["structuredContent"]["n"], 3);
+    // The cap is the Builder results' cap, checked before parsing.
+    let small = ResultLimits {
+        max_bytes: good.len() - 1,
+    };
+    let err = read(good, &small).unwrap_err();
+    assert!(err.contains("bytes is more than the"), "{err}");
+    // SSE-framed, after a progress notification: the same outcome.
+    let framed = format!(
+        "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":1,\"progress\":1}}}}\n\nevent: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}}\n\n",
+        std::str::from_utf8(good).unwrap()
+    );
+    assert_eq!(read(framed.as_bytes(), &defaults).unwrap(), ok);
+    let deep = format!(
+        "{{\"structuredContent\":{}1{}}}",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        (deep.into_bytes(), "result: not valid JSON: recursion limit exceeded"),
+        (b"[1, 2]".to_vec(), "result: a CallToolResult must be a JSON object"),
+        (b"{\"content\": [".to_vec(), "result: not valid JSON: EOF while parsing"),
+        (
+            br#"{"structuredContent": null}"#.to_vec(),
+            "The result does not match the tool's outputSchema: The result must be a group of values.",
+        ),
+        (
+            br#"{"structuredContent": {"n": 1.5, "extra": "x\ny"}}"#.to_vec(),
+            "The result does not match the tool's outputSchema: n must be a whole number.",
+        ),
+        (
+            "{\"isError\": true, \"content\": [{\"type\": \"text\", \"text\": \"Error executing tool count: bad\\u202e input\\nsecond line\"}]}"
+                .as_bytes()
+                .to_vec(),
+            "bad input",
+        ),
+        (
+            br#"{"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "boom\nstack"}}"#.to_vec(),
+            "The server failed: boom",
+        ),
+        (
+            br#"{"jsonrpc": "2.0", "id": 1, "result": "text"}"#.to_vec(),
+            "result: a CallToolResult must be a JSON object",
+        ),
+    ];
+    for (body, line) in cases {
+        let err = read(&body, &defaults).unwrap_err();
+        assert!(err.starts_with(line), "{err:?} should start with {line:?}");
+        assert!(!err.contains('\n') && !err.contains('\u{202e}'), "{err:?}");
+    }
+    // A tool without an outputSchema: its result is not checked.
+    let free = interpret_plain_bytes("count", None, br#"{"structuredContent": 5}"#, &defaults);
+    assert!(free.is_ok());
+}

@@ -513,3 +513,98 @@ fn live_notification_stream_reports_tools_changed() {
         error: McpError::Cancelled
     }));
 }
+
+/// MCP: plain tools (no Builder marker) that declare an `outputSchema`, on the Python SDK. A
+/// conforming `structuredContent` passes; one that breaks the schema, a missing one and a schema
+/// that does not compile are each refused with one line; a tool error is not validated.
+#[test]
+fn live_plain_tools_output_schema() {
+    use megane_builder_client::contract::discovery::parse_tool_list;
+    use megane_builder_client::contract::result::{
+        interpret_plain_bytes, is_refusal_bytes, ResultLimits,
+    };
+    if skip() {
+        return;
+    }
+    let peer = Peer::start(&["--output-schema-tools", "--page-size", "10"]);
+    let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
+    let op = l.c.connect(0);
+    l.run_ok(op);
+    let op = l.c.list_tools(l.now());
+    let OpResult::Tools(tools) = l.run_ok(op) else {
+        panic!()
+    };
+    let toolbox = parse_tool_list(&Value::Array(tools), None).unwrap();
+    let names: Vec<&str> = toolbox
+        .plain_tools
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(names, ["plain_count", "plain_bad_schema"]);
+    let mut call = |name: &str, arguments: Value| {
+        let schema = toolbox
+            .plain_tools
+            .iter()
+            .find(|t| t.name == name)
+            .and_then(|t| t.output_schema.clone());
+        assert!(schema.is_some(), "{name} declares an outputSchema");
+        let op =
+            l.c.call_tool(name, arguments, &CallOptions::default(), l.now());
+        let OpResult::ToolResult(raw) = l.run_ok(op) else {
+            panic!()
+        };
+        let body = raw.get().as_bytes();
+        let outcome = interpret_plain_bytes(name, schema.as_ref(), body, &ResultLimits::default());
+        (outcome, is_refusal_bytes(body))
+    };
+
+    let (ok, _) = call(
+        "plain_count",
+        serde_json::json!({"atoms": 12, "label": "twelve"}),
+    );
+    let ok = ok.unwrap();
+    assert_eq!(
+        ok.raw["structuredContent"],
+        serde_json::json!({"atoms": 12, "label": "twelve"})
+    );
+    assert_eq!(ok.summary, "plain_count ran.");
+
+    let expect_error = |(outcome, refused): (Result<_, String>, bool), line: &str| {
+        let error = outcome.unwrap_err();
+        assert_eq!(error, line);
+        assert!(!refused, "{line}: not a refusal of the arguments");
+    };
+    let mismatch = "The result does not match the tool's outputSchema: ";
+    expect_error(
+        call("plain_count", serde_json::json!({"atoms": -3})),
+        &format!("{mismatch}atoms must be at least 0."),
+    );
+    expect_error(
+        call("plain_count", serde_json::json!({"atoms": "many"})),
+        &format!("{mismatch}atoms must be a whole number."),
+    );
+    expect_error(
+        call(
+            "plain_count",
+            serde_json::json!({"atoms": -1, "label": ["x\n\u{202e}y"]}),
+        ),
+        &format!("{mismatch}atoms must be at least 0. (and 1 more problem)"),
+    );
+    expect_error(
+        call("plain_count", serde_json::json!({"omit": true})),
+        "structuredContent: missing, but the tool declares an outputSchema",
+    );
+    let (bad_schema, _) = call("plain_bad_schema", serde_json::json!({}));
+    let bad_schema = bad_schema.unwrap_err();
+    assert!(
+        bad_schema.starts_with(
+            "Builder cannot check this tool's result: its outputSchema is not valid JSON Schema ("
+        ),
+        "{bad_schema}"
+    );
+    assert!(!bad_schema.contains('\n'));
+    // A tool error is the tool's own line (the SDK prefix dropped), not a schema problem.
+    let (failed, refused) = call("plain_count", serde_json::json!({"fail": true}));
+    assert_eq!(failed.unwrap_err(), "no atoms to count");
+    assert!(refused);
+}

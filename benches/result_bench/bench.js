@@ -10,6 +10,7 @@ import { interpretAndPlan } from "./baseline.js";
 import { syntheticLiquidBox } from "./synthetic.js";
 
 const RUNS = Number(new URLSearchParams(location.search).get("runs") ?? 9);
+const query = new URLSearchParams(location.search);
 const log = (line) => {
   document.getElementById("log").textContent += `${line}\n`;
   console.log(line);
@@ -131,6 +132,79 @@ async function measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory
   return { memoryReport, problems };
 }
 
+// Wall-clock ms (same clock as the server's time.time()), sub-ms resolution.
+const wallMs = () => performance.timeOrigin + performance.now();
+
+// The streamed-call leg: `ToolServer.call` against server.py's MCP endpoint, which sends the same
+// body in 64 KiB pieces at a paced rate; last byte (the server's write time) -> plan, against the
+// JS path on the same stream (fetch, arrayBuffer, then baseline.js). A second instance of the
+// module (its own wasm memory, fresh) so the call path's memory growth is its own: after init,
+// after the first call, after 10 calls; and the JS heap of one call's outputs.
+async function streamedLeg(bytes, heapCountsWasmMemory, calls = 10) {
+  const api = await import(`${PKG}/megane_builder_client.js?streamed`);
+  const wasm = await api.default();
+  const memory = () => wasm.memory.buffer.byteLength;
+  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const button = api.parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
+  // ?length: the server announces the body's Content-Length (as a JSON-response server does).
+  await fetch(query.has("length") ? "/body?length" : "/body", { method: "POST", body: bytes });
+  const server = await api.connect(`${location.origin}/mcp`, { protocol: "legacy" });
+  if (!server.ok) throw new Error(`connect: ${server.error}`);
+  const lastWrite = async () => (await (await fetch("/last")).json()).ms;
+  const report = {
+    wasmMemoryAfterInit: memory(), wasmMemoryAfterFirstCall: 0, wasmMemoryAfterCalls: 0, calls,
+    contentLength: query.has("length"),
+    outputHeapDelta: 0, wasmLastByteToPlanMs: [], wasmCallMs: [], jsLastByteToPlanMs: [], jsCallMs: [],
+  };
+  for (let i = 0; i < calls; i++) {
+    await settle();
+    const h0 = heap();
+    const m0 = memory();
+    let t0 = wallMs();
+    const outcome = await server.call("liquid_box", {});
+    if (!outcome.ok) throw new Error(`call: ${outcome.error}`);
+    const planned = api.planApply(button, outcome.result, null, {});
+    let done = wallMs();
+    if (!planned.ok) throw new Error(`planApply: ${planned.error}`);
+    report.wasmLastByteToPlanMs.push(done - (await lastWrite()));
+    report.wasmCallMs.push(done - t0);
+    if (i === 0) {
+      report.wasmMemoryAfterFirstCall = memory();
+      await settle();
+      report.outputHeapDelta = heap() - h0 - (heapCountsWasmMemory ? memory() - m0 : 0);
+    }
+    outcome.result.free();
+
+    await settle();
+    t0 = wallMs();
+    const response = await fetch("/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1000 + i, method: "tools/call", params: { name: "liquid_box", arguments: {} } }),
+    });
+    const body = new Uint8Array(await response.arrayBuffer());
+    const r = interpretAndPlan(body, button, { full: false });
+    done = wallMs();
+    if (!r.ok) throw new Error(`baseline: ${r.error}`);
+    report.jsLastByteToPlanMs.push(done - (await lastWrite()));
+    report.jsCallMs.push(done - t0);
+    log(`streamed call ${i + 1}: wasm last byte -> plan ${report.wasmLastByteToPlanMs[i].toFixed(0)} ms, ` +
+      `JS ${report.jsLastByteToPlanMs[i].toFixed(0)} ms`);
+  }
+  report.wasmMemoryAfterCalls = memory();
+  await server.close();
+  // Medians without the first call (a warm-up).
+  const rest = (xs) => xs.slice(1);
+  report.medians = {
+    wasmLastByteToPlan: median(rest(report.wasmLastByteToPlanMs)),
+    jsLastByteToPlan: median(rest(report.jsLastByteToPlanMs)),
+    wasmCall: median(rest(report.wasmCallMs)),
+    jsCall: median(rest(report.jsCallMs)),
+  };
+  report.ratio = report.medians.wasmLastByteToPlan / report.medians.jsLastByteToPlan;
+  return report;
+}
+
 function generate() {
   const { text, atoms, bonds } = syntheticLiquidBox(12345);
   return { atoms, bonds, bytes: new TextEncoder().encode(text) };
@@ -206,6 +280,9 @@ async function main() {
     log(`run ${r + 1}: ${names.map((n) => `${n} ${times[n][r].toFixed(0)} ms`).join(", ")}`);
   }
   memoryReport.wasmMemoryAfterAllRuns = memory();
+  memoryReport.wasmBytesPathRuns = 1 + 2 + 2 * RUNS; // memory pass, warm-ups, timed (wasm, wasmReadAll)
+  const calls = Number(query.get("calls") ?? 10);
+  const streamed = query.has("nostream") ? null : await streamedLeg(bytes, heapCountsWasmMemory, calls);
 
   const medians = Object.fromEntries(names.map((n) => [n, median(times[n])]));
   const report = {
@@ -230,6 +307,8 @@ async function main() {
     // Reading every lazy string channel too, against the full JavaScript snapshot.
     ratioReadAllVsFullSnapshot: medians.wasmReadAll / medians.jsFull,
     memory: memoryReport,
+    streamed,
+    loadAverage: await (await fetch("/loadavg")).text(),
   };
   log(`ratio wasm/js ${report.ratio.toFixed(2)} (vs full snapshot ${report.ratioVsFullSnapshot.toFixed(2)})`);
   return report;
@@ -285,7 +364,6 @@ async function fieldsMode() {
   return { fields: rows };
 }
 
-const query = new URLSearchParams(location.search);
 if (query.has("profile")) profileMode();
 else (query.has("fields") ? fieldsMode() : main())
   .catch((e) => ({ error: String(e && e.stack ? e.stack : e) }))

@@ -76,6 +76,9 @@ pub struct PlainTool {
     pub description: String,
     /// The tool's `inputSchema` as sent.
     pub input_schema: Value,
+    /// The tool's `outputSchema` as sent, `None` when it declares none: a result's
+    /// `structuredContent` is validated against it ([`super::result::interpret_plain_bytes`]).
+    pub output_schema: Option<Value>,
 }
 
 /// One Tools-menu group: a category and its buttons' names in server order.
@@ -223,6 +226,7 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
                     .get("inputSchema")
                     .cloned()
                     .unwrap_or(Value::Null),
+                output_schema: definition.get("outputSchema").cloned(),
                 name,
                 label,
             }),
@@ -466,7 +470,7 @@ pub fn form_for(input_schema: &Value) -> Result<Form, String> {
     let entry = super::validate::schema_entry(input_schema);
     let form = entry.form(input_schema).clone()?;
     if let Err(reason) = entry.validator(input_schema) {
-        return Err(reason.clone());
+        return Err(format!("the input schema is {reason}"));
     }
     Ok(form)
 }

@@ -109,6 +109,86 @@ pub fn interpret_unmarked_bytes(
     interpret_bytes(None, None, bytes, limits)
 }
 
+/// An ordinary MCP tool's result (a tool without the Builder marker).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlainResult {
+    /// The `CallToolResult` as sent (out of its JSON-RPC envelope, if it came in one).
+    pub raw: Value,
+    /// The text content items joined with newlines: plain text, never markup.
+    pub summary: String,
+}
+
+/// MCP `tools/call` of a tool without the Builder marker. The body (JSON or SSE-framed) passes
+/// the same byte cap ([`check_result_size`]) and framing as a Builder result, then is read as a
+/// `CallToolResult` (this is the small-result path: it builds a `Value`). A tool error is its one
+/// line, as for a Builder tool (§6). When the tool declares an `outputSchema`, the result must
+/// carry `structuredContent` that conforms to it (MCP: clients SHOULD validate), checked with the
+/// validator cached per distinct schema ([`super::validate::validate_output`]); the first problem
+/// is the one-line error. A tool error is not validated (MCP: an error result need not conform).
+pub fn interpret_plain_bytes(
+    tool_name: &str,
+    output_schema: Option<&Value>,
+    bytes: &[u8],
+    limits: &ResultLimits,
+) -> Result<PlainResult, String> {
+    check_result_size(bytes.len(), limits)?;
+    let unframed = sse_message(bytes, limits)?;
+    let bytes = unframed.as_deref().map_or(bytes, str::as_bytes);
+    let value: Value = serde_json::from_slice(bytes).map_err(|e| describe_json_error(&e))?;
+    let raw = plain_call(value)?;
+    let content: Vec<ContentItem> = raw
+        .get("content")
+        .and_then(|c| Option::<Vec<ContentItem>>::deserialize(c).ok().flatten())
+        .unwrap_or_default();
+    if raw.get("isError") == Some(&Value::Bool(true)) {
+        return Err(tool_error_line(Some(tool_name), &content));
+    }
+    if let Some(schema) = output_schema {
+        let Some(structured) = raw.get("structuredContent") else {
+            return Err(
+                "structuredContent: missing, but the tool declares an outputSchema".to_string(),
+            );
+        };
+        let problems = super::validate::validate_output(schema, structured)?;
+        if let Some(first) = problems.first() {
+            let more = match problems.len() - 1 {
+                0 => String::new(),
+                1 => " (and 1 more problem)".to_string(),
+                n => format!(" (and {n} more problems)"),
+            };
+            return Err(one_line(&format!(
+                "The result does not match the tool's outputSchema: {}{more}",
+                first.message
+            )));
+        }
+    }
+    Ok(PlainResult {
+        summary: summary_text(&content),
+        raw,
+    })
+}
+
+/// A plain tool's response as its `CallToolResult`: a JSON-RPC envelope (it has `jsonrpc`) is
+/// opened, its `error` being the §6 server failure; anything but an object is refused.
+fn plain_call(value: Value) -> Result<Value, String> {
+    let Value::Object(mut object) = value else {
+        return Err("result: a CallToolResult must be a JSON object".to_string());
+    };
+    if object.contains_key("jsonrpc") {
+        if let Some(error) = object.get("error") {
+            let error = RpcError::deserialize(error).unwrap_or_default();
+            return Err(server_failed(&error));
+        }
+        if let Some(inner) = object.remove("result") {
+            return match inner {
+                Value::Object(_) => Ok(inner),
+                _ => Err("result: a CallToolResult must be a JSON object".to_string()),
+            };
+        }
+    }
+    Ok(Value::Object(object))
+}
+
 /// The one bytes path: cap, SSE framing, then the typed reader (no `Value` tree).
 fn interpret_bytes(
     tool_name: Option<&str>,

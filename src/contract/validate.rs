@@ -127,19 +127,14 @@ pub fn clear_validator_cache() {
     }
 }
 
-/// Compiles an `inputSchema` (uncached: use [`compiled`]); the error (one line) says why it is
-/// not usable JSON Schema.
+/// Compiles a schema (uncached: use [`compiled`]); the error (one line, `not valid JSON Schema
+/// (…)`, each caller names the schema) says why it is not usable JSON Schema.
 pub fn compile(input_schema: &Value) -> Result<Validator, String> {
     jsonschema::options()
         .with_draft(jsonschema::Draft::Draft202012)
         .build(input_schema)
         .or_else(|_| jsonschema::validator_for(input_schema))
-        .map_err(|e| {
-            format!(
-                "the input schema is not valid JSON Schema ({})",
-                one_line(&e.to_string())
-            )
-        })
+        .map_err(|e| format!("not valid JSON Schema ({})", one_line(&e.to_string())))
 }
 
 /// §6: every problem of `arguments` against the tool's schema, in form order of discovery.
@@ -150,12 +145,59 @@ pub fn validate_arguments(
     form: Option<&Form>,
     arguments: &Value,
 ) -> Vec<Problem> {
-    schema_problems(input_schema, form, arguments, None)
+    schema_problems(Subject::Arguments, input_schema, form, arguments, None)
+}
+
+/// MCP `tools/call`: every problem of a plain tool's `structuredContent` against the tool's
+/// `outputSchema`, with the same cached validator ([`schema_entry`]: compiled once per distinct
+/// schema) and the same wording as the arguments' problems; paths name the result's fields.
+/// `Err`: the schema does not compile (one line saying so).
+pub fn validate_output(
+    output_schema: &Value,
+    structured_content: &Value,
+) -> Result<Vec<Problem>, String> {
+    if let Err(e) = schema_entry(output_schema).validator(output_schema) {
+        return Err(Subject::Result.cannot_check(e));
+    }
+    Ok(schema_problems(
+        Subject::Result,
+        output_schema,
+        None,
+        structured_content,
+        None,
+    ))
+}
+
+/// What a schema judges: a call's arguments (`inputSchema`) or a tool's result (`outputSchema`).
+/// Only the words differ.
+#[derive(Debug, Clone, Copy)]
+enum Subject {
+    Arguments,
+    Result,
+}
+
+impl Subject {
+    /// The label of the whole value (an empty path).
+    fn whole(self) -> &'static str {
+        match self {
+            Subject::Arguments => "The arguments",
+            Subject::Result => "The result",
+        }
+    }
+    /// Why it cannot be checked: its schema does not compile (`reason` from [`compile`]).
+    fn cannot_check(self, reason: &str) -> String {
+        let (noun, schema) = match self {
+            Subject::Arguments => ("arguments", "the input schema"),
+            Subject::Result => ("result", "its outputSchema"),
+        };
+        format!("Builder cannot check this tool's {noun}: {schema} is {reason}")
+    }
 }
 
 /// The problems `jsonschema` finds, except those inside the per-atom arrays of the document
 /// property `skip` (a stand-in's).
 fn schema_problems(
+    subject: Subject,
     input_schema: &Value,
     form: Option<&Form>,
     arguments: &Value,
@@ -164,12 +206,7 @@ fn schema_problems(
     let entry = schema_entry(input_schema);
     let validator = match entry.validator(input_schema) {
         Ok(v) => v,
-        Err(e) => {
-            return vec![Problem::new(
-                "",
-                format!("Builder cannot check this tool's arguments: {e}"),
-            )]
-        }
+        Err(e) => return vec![Problem::new("", subject.cannot_check(e))],
     };
     let fields = form.map(|f| f.fields.as_slice()).unwrap_or(&[]);
     let mut problems: Vec<Problem> = Vec::new();
@@ -189,7 +226,7 @@ fn schema_problems(
         {
             continue;
         }
-        let problem = describe(error.kind(), &segments, fields);
+        let problem = describe(subject, error.kind(), &segments, fields);
         if !problems.contains(&problem) {
             problems.push(problem);
         }
@@ -285,6 +322,7 @@ pub fn validate_with_document(
         with_stand_in.insert(document_property.to_string(), document.stand_in());
     }
     problems.extend(schema_problems(
+        Subject::Arguments,
         input_schema,
         form,
         &Value::Object(with_stand_in),
@@ -303,7 +341,11 @@ pub fn document_problem(document_property: &str, problem: &str) -> Problem {
 
 /// The label of the field at `segments` (`["components", "0", "count"]` →
 /// `Components, row 1: Count`), with the field itself when found.
-fn locate<'a>(segments: &[String], fields: &'a [Field]) -> (String, Option<&'a Field>) {
+fn locate<'a>(
+    subject: Subject,
+    segments: &[String],
+    fields: &'a [Field],
+) -> (String, Option<&'a Field>) {
     let mut label_parts: Vec<String> = Vec::new();
     let mut current_fields = fields;
     let mut found: Option<&Field> = None;
@@ -343,16 +385,21 @@ fn locate<'a>(segments: &[String], fields: &'a [Field]) -> (String, Option<&'a F
         i += 1;
     }
     let label = if label_parts.is_empty() {
-        "The arguments".to_string()
+        subject.whole().to_string()
     } else {
         label_parts.join(": ")
     };
     (label, found)
 }
 
-fn describe(kind: &ValidationErrorKind, segments: &[String], fields: &[Field]) -> Problem {
+fn describe(
+    subject: Subject,
+    kind: &ValidationErrorKind,
+    segments: &[String],
+    fields: &[Field],
+) -> Problem {
     let path = segments.join("/");
-    let (label, field) = locate(segments, fields);
+    let (label, field) = locate(subject, segments, fields);
     let unit = field
         .and_then(unit_label)
         .map(|u| format!(" {u}"))
@@ -362,7 +409,7 @@ fn describe(kind: &ValidationErrorKind, segments: &[String], fields: &[Field]) -
             let name = property.as_str().unwrap_or_default().to_string();
             let mut child = segments.to_vec();
             child.push(name.clone());
-            let (child_label, _) = locate(&child, fields);
+            let (child_label, _) = locate(subject, &child, fields);
             return Problem::new(child.join("/"), format!("{child_label} is required."));
         }
         ValidationErrorKind::Minimum { limit } => {

@@ -1,7 +1,7 @@
 //! Reading one HTTP response body: JSON or SSE messages with a byte cap, or a bounded error text.
 
 use super::headers::BodyKind;
-use super::jsonrpc::{parse_body, Incoming};
+use super::jsonrpc::{parse_owned, Incoming};
 use super::sse::{SseDecoder, SseEvent};
 
 /// How much of a non-message body (an error page) is kept for the error message.
@@ -62,6 +62,16 @@ impl BodyReader {
         }
     }
 
+    /// Makes room for a JSON body of `len` bytes announced by `Content-Length` (at most the cap),
+    /// so a large result is held in one block of its size rather than grown by doubling.
+    pub fn reserve(&mut self, len: u64) {
+        if let BodyReader::Json { buf, limit } = self {
+            if let Ok(extra) = usize::try_from(len.min(*limit)) {
+                buf.reserve_exact(extra.saturating_sub(buf.len()));
+            }
+        }
+    }
+
     /// A reader that keeps a bounded text.
     pub fn text() -> Self {
         BodyReader::Text { buf: Vec::new() }
@@ -108,7 +118,8 @@ impl BodyReader {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     return Ok(Vec::new());
                 }
-                parse_body(buf).map_err(BodyError::Malformed)
+                // The buffer becomes the messages' text (a result is kept, not copied).
+                parse_owned(std::mem::take(buf)).map_err(BodyError::Malformed)
             }
             BodyReader::Sse { decoder, limit, .. } => {
                 let mut events = Vec::new();
@@ -147,10 +158,38 @@ fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError>
         if !e.carries_message() {
             continue;
         }
-        let msgs = parse_body(e.data.as_bytes()).map_err(|m| {
+        let msgs = parse_owned(e.data.into_bytes()).map_err(|m| {
             BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))
         })?;
         out.extend(msgs);
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_json_body_of_announced_length_is_held_in_one_block() {
+        let body = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[]}}"#;
+        let mut reader = BodyReader::messages(BodyKind::Json, 1 << 20);
+        reader.reserve(body.len() as u64);
+        let before = reader.kept_bytes().as_ptr();
+        for piece in body.chunks(7) {
+            assert!(reader.push(piece).unwrap().is_empty());
+        }
+        assert_eq!(reader.kept_bytes().as_ptr(), before, "never moved");
+        assert_eq!(reader.finish().unwrap().len(), 1);
+        // An announced length above the cap reserves the cap at most, and only JSON reserves.
+        let mut capped = BodyReader::messages(BodyKind::Json, 100);
+        capped.reserve(u64::MAX);
+        let BodyReader::Json { buf, .. } = &capped else {
+            panic!()
+        };
+        assert!(buf.capacity() >= 100 && buf.capacity() < 1000);
+        let mut text = BodyReader::text();
+        text.reserve(1 << 30);
+        assert!(text.kept_bytes().is_empty());
+    }
 }

@@ -688,14 +688,18 @@ impl Client {
                 .map(str::to_string);
         }
         let kind = body_kind(header_value(headers, "content-type"));
-        let too_large = header_value(headers, "content-length")
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .is_some_and(|n| n > limit);
+        let length =
+            header_value(headers, "content-length").and_then(|v| v.trim().parse::<u64>().ok());
+        let too_large = length.is_some_and(|n| n > limit);
         let ok = (200..300).contains(&status);
         let wants_messages = !matches!(ex.purpose, Purpose::Notify | Purpose::Delete(_));
         // Error bodies (and bodies nobody reads) are kept only up to a small bound, for the message.
         ex.reader = Some(if ok && wants_messages {
-            BodyReader::messages(kind, limit)
+            let mut reader = BodyReader::messages(kind, limit);
+            if let Some(length) = length.filter(|n| *n <= limit) {
+                reader.reserve(length);
+            }
+            reader
         } else {
             BodyReader::text()
         });

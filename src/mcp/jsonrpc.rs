@@ -1,6 +1,8 @@
 //! JSON-RPC 2.0 messages: building our requests and notifications, and classifying what a server sends.
 
 use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -57,34 +59,34 @@ pub enum Incoming {
     },
 }
 
-/// One message as read from the wire: `result` is kept as raw JSON text, so a large
-/// `tools/call` result is read once, by the typed reader of the contract core, and never becomes
-/// a `Value` tree here; the other members are values.
-struct WireMessage(Option<MessageParts>);
+/// One message as read from the wire: `result` is kept as raw JSON text borrowed from the body
+/// (no copy), so a large `tools/call` result is read once, by the typed reader of the contract
+/// core, and never becomes a `Value` tree here; the other members are values.
+struct WireMessage<'a>(Option<MessageParts<'a>>);
 
 /// The members of a message object (`None` for valid JSON that is not an object).
-struct MessageParts {
+struct MessageParts<'a> {
     method: Option<Value>,
     id: Option<Value>,
     params: Option<Value>,
-    result: Option<RawJson>,
+    result: Option<&'a RawValue>,
     error: Option<Value>,
 }
 
-impl<'de> Deserialize<'de> for WireMessage {
+impl<'de: 'a, 'a> Deserialize<'de> for WireMessage<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(WireMessageVisitor)
+        d.deserialize_any(WireMessageVisitor(std::marker::PhantomData))
     }
 }
 
-struct WireMessageVisitor;
+struct WireMessageVisitor<'a>(std::marker::PhantomData<&'a ()>);
 
-impl<'de> Visitor<'de> for WireMessageVisitor {
-    type Value = WireMessage;
+impl<'de: 'a, 'a> Visitor<'de> for WireMessageVisitor<'a> {
+    type Value = WireMessage<'a>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON-RPC message")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireMessage, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireMessage<'a>, A::Error> {
         let (mut method, mut id, mut params, mut result, mut error) =
             (None, None, None, None, None);
         while let Some(key) = map.next_key::<String>()? {
@@ -92,7 +94,7 @@ impl<'de> Visitor<'de> for WireMessageVisitor {
                 "method" => method = Some(map.next_value()?),
                 "id" => id = Some(map.next_value()?),
                 "params" => params = Some(map.next_value()?),
-                "result" => result = Some(RawJson(map.next_value()?)),
+                "result" => result = Some(map.next_value::<&'de RawValue>()?),
                 "error" => error = Some(map.next_value()?),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -107,32 +109,33 @@ impl<'de> Visitor<'de> for WireMessageVisitor {
             error,
         })))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireMessage, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireMessage<'a>, A::Error> {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(WireMessage(None))
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireMessage, E> {
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<WireMessage<'a>, E> {
         Ok(WireMessage(None))
     }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireMessage, E> {
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<WireMessage<'a>, E> {
         Ok(WireMessage(None))
     }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<WireMessage, E> {
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<WireMessage<'a>, E> {
         Ok(WireMessage(None))
     }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<WireMessage, E> {
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<WireMessage<'a>, E> {
         Ok(WireMessage(None))
     }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<WireMessage, E> {
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<WireMessage<'a>, E> {
         Ok(WireMessage(None))
     }
-    fn visit_unit<E: de::Error>(self) -> Result<WireMessage, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<WireMessage<'a>, E> {
         Ok(WireMessage(None))
     }
 }
 
-/// Classifies one message read from the wire.
-fn classify(message: WireMessage) -> Result<Incoming, String> {
+/// Classifies one message read from `text` (the whole body or event data, shared by the
+/// messages' raw results).
+fn classify(message: WireMessage, text: &Arc<String>) -> Result<Incoming, String> {
     let WireMessage(Some(MessageParts {
         method,
         id,
@@ -157,7 +160,7 @@ fn classify(message: WireMessage) -> Result<Incoming, String> {
             if let Some(result) = result {
                 Ok(Incoming::Response {
                     id,
-                    outcome: Ok(result),
+                    outcome: Ok(RawJson::within(text, result.get())),
                 })
             } else if let Some(err) = error {
                 Ok(Incoming::Response {
@@ -172,14 +175,27 @@ fn classify(message: WireMessage) -> Result<Incoming, String> {
 }
 
 /// A JSON value kept as its raw text (valid JSON, without surrounding white space): a response's
-/// `result`, read later by whoever asked for it.
-#[derive(Debug, Clone)]
-pub struct RawJson(Box<RawValue>);
+/// `result`, read later by whoever asked for it. It is a range of the message text it came in,
+/// shared, not copied (a 30 MB result is held once).
+#[derive(Clone)]
+pub struct RawJson {
+    text: Arc<String>,
+    range: Range<usize>,
+}
 
 impl RawJson {
+    /// `part`, a slice of `text`, as a range of it.
+    fn within(text: &Arc<String>, part: &str) -> RawJson {
+        let start = (part.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+        RawJson {
+            text: Arc::clone(text),
+            range: start..start + part.len(),
+        }
+    }
+
     /// The JSON text.
     pub fn get(&self) -> &str {
-        self.0.get()
+        &self.text[self.range.clone()]
     }
 
     /// The top-level `resultType` of an object (2026-07-28 multi-round-trip requests), read
@@ -197,7 +213,13 @@ impl RawJson {
 
     /// The value as a `Value` tree (for small results: initialize, tools/list, plain tools).
     pub fn to_value(&self) -> Value {
-        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("RawJson").field(&self.get()).finish()
     }
 }
 
@@ -227,14 +249,29 @@ fn parse_error(err: &Value) -> RpcError {
 
 /// Parses a whole JSON body: one message, or an array of messages (2025-03-26 batches).
 pub fn parse_body(bytes: &[u8]) -> Result<Vec<Incoming>, String> {
+    parse_owned(bytes.to_vec())
+}
+
+/// [`parse_body`] on a body it may keep: the results' raw text stays in it (no copy).
+pub fn parse_owned(bytes: Vec<u8>) -> Result<Vec<Incoming>, String> {
     let not_json = |e: serde_json::Error| format!("the answer is not valid JSON ({e})");
-    let batch = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[');
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => Arc::new(text),
+        // serde_json's own words for the bad byte (JSON text is UTF-8).
+        Err(e) => {
+            let error = serde_json::from_slice::<IgnoredAny>(e.as_bytes())
+                .err()
+                .map_or_else(|| "invalid UTF-8".to_string(), |e| e.to_string());
+            return Err(format!("the answer is not valid JSON ({error})"));
+        }
+    };
+    let batch = text.bytes().find(|b| !b.is_ascii_whitespace()) == Some(b'[');
     if batch {
-        let items: Vec<WireMessage> = serde_json::from_slice(bytes).map_err(not_json)?;
-        items.into_iter().map(classify).collect()
+        let items: Vec<WireMessage> = serde_json::from_str(&text).map_err(not_json)?;
+        items.into_iter().map(|m| classify(m, &text)).collect()
     } else {
-        let message: WireMessage = serde_json::from_slice(bytes).map_err(not_json)?;
-        Ok(vec![classify(message)?])
+        let message: WireMessage = serde_json::from_str(&text).map_err(not_json)?;
+        Ok(vec![classify(message, &text)?])
     }
 }
 
@@ -280,5 +317,39 @@ pub fn id_as_u64(id: &Value) -> Option<u64> {
         Value::Number(n) => n.as_u64(),
         Value::String(s) => s.parse().ok(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn results(body: &str) -> Vec<String> {
+        parse_owned(body.as_bytes().to_vec())
+            .unwrap()
+            .into_iter()
+            .map(|m| match m {
+                Incoming::Response { outcome: Ok(r), .. } => r.get().to_string(),
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_result_is_its_exact_text_in_the_body() {
+        // Multi-byte characters and escapes before and inside the result; white space around it.
+        let body = "{\"jsonrpc\":\"2.0\",\"_meta\":\"é😀\\\"\",\"id\":1,\"result\" :  {\"a\":\"é\\u00e9\\\"}\"} }";
+        assert_eq!(results(body), ["{\"a\":\"é\\u00e9\\\"}\"}"]);
+        let batch =
+            "[ {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":[1, 2]},\n{\"id\":2,\"result\":\"ü\"} ]";
+        assert_eq!(results(batch), ["[1, 2]", "\"ü\""]);
+        let cloned = parse_owned(batch.as_bytes().to_vec()).unwrap();
+        assert_eq!(cloned.clone(), cloned);
+    }
+
+    #[test]
+    fn a_body_that_is_not_utf8_is_not_json() {
+        let err = parse_owned(b"{\"id\":1,\"result\":\"\xff\"}".to_vec()).unwrap_err();
+        assert!(err.starts_with("the answer is not valid JSON ("), "{err}");
     }
 }

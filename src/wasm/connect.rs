@@ -17,8 +17,9 @@ use super::interop::{
     to_js, to_js_json,
 };
 use crate::contract::discovery::{parse_tool_list, refuse_call, Toolbox};
-use crate::contract::result::{interpret_call_bytes, ResultLimits};
-use crate::contract::text::one_line;
+use crate::contract::result::{
+    interpret_call_bytes, interpret_plain_bytes, PlainResult, ResultLimits,
+};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::FetchClient;
@@ -314,11 +315,16 @@ impl ToolServerHandle {
             if let Some(error) = refuse_call(shared.borrow().toolbox.names(), &name) {
                 return Ok(failure(&error));
             }
-            let (client, button, limits) = {
+            let (client, button, output_schema, limits) = {
                 let s = shared.borrow();
                 (
                     s.client.clone(),
                     s.toolbox.buttons.iter().find(|b| b.name == name).cloned(),
+                    s.toolbox
+                        .plain_tools
+                        .iter()
+                        .find(|t| t.name == name)
+                        .and_then(|t| t.output_schema.clone()),
                     s.limits,
                 )
             };
@@ -349,7 +355,14 @@ impl ToolServerHandle {
                         outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
                     super::api::interpreted_outcome(&button.name, outcome, refused)
                 }
-                (Ok(raw), None) => plain_outcome(&raw.to_value()),
+                (Ok(raw), None) => {
+                    let body = raw.get().as_bytes();
+                    let outcome =
+                        interpret_plain_bytes(&name, output_schema.as_ref(), body, &limits);
+                    let refused =
+                        outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
+                    plain_outcome(outcome, refused)
+                }
                 (Err(error), _) => error_outcome(&error),
             })
         })
@@ -380,32 +393,19 @@ impl ToolServerHandle {
     }
 }
 
-/// A tool without the Builder marker: `{ok, raw, summary}` (no contract interpretation).
-fn plain_outcome(raw: &Value) -> JsValue {
-    let text: Vec<&str> = raw
-        .get("content")
-        .and_then(Value::as_array)
-        .map(|items| {
-            items
-                .iter()
-                .filter_map(|i| i.get("text").and_then(Value::as_str))
-                .collect()
-        })
-        .unwrap_or_default();
-    if raw.get("isError").and_then(Value::as_bool) == Some(true) {
-        let line = one_line(text.first().copied().unwrap_or(""));
-        let error = failure(if line.is_empty() {
-            "The tool failed."
-        } else {
-            &line
-        });
-        return super::api::refusal(error, true);
+/// A tool without the Builder marker: `{ok, raw, summary}` (no contract interpretation; its
+/// `structuredContent` checked against its `outputSchema`), or the one-line failure.
+fn plain_outcome(outcome: Result<PlainResult, String>, refused: bool) -> JsValue {
+    match outcome {
+        Ok(plain) => {
+            let object = Object::new();
+            set(&object, "ok", true);
+            set(&object, "summary", plain.summary);
+            set(&object, "raw", to_js(&plain.raw).unwrap_or(JsValue::NULL));
+            object.into()
+        }
+        Err(error) => super::api::refusal(failure(&error), refused),
     }
-    let object = Object::new();
-    set(&object, "ok", true);
-    set(&object, "summary", text.join("\n"));
-    set(&object, "raw", to_js(raw).unwrap_or(JsValue::NULL));
-    object.into()
 }
 
 fn error_outcome(error: &McpError) -> JsValue {

@@ -88,7 +88,11 @@ export interface ToolButton {
 }
 
 export interface HiddenTool { name: string; label: string; reason: string }
-export interface PlainTool { name: string; label: string; tooltip: string; description: string; inputSchema: unknown }
+export interface PlainTool {
+  name: string; label: string; tooltip: string; description: string; inputSchema: unknown;
+  /** The tool's outputSchema as sent, null when it declares none; `call` validates a result's structuredContent against it. */
+  outputSchema: unknown | null;
+}
 export interface CategoryGroup { category: Category; label: string; tools: string[] }
 
 /** §3: one server's tools. */

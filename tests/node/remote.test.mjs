@@ -23,7 +23,7 @@ function startPeer(origin, extra = []) {
 
 before(async () => {
   web = await startServer();
-  peer = await startPeer(web.url);
+  peer = await startPeer(web.url, ["--output-schema-tools"]);
   peerUrl = `${peer.url}/mcp`;
   browser = await launchBrowser();
   // The wrong-token test provokes HTTP 401s, which Chromium logs as console errors itself; so is the
@@ -153,6 +153,31 @@ test("an unknown tool name gives the same outcome remote and offline, and no req
   assert.deepEqual(outcome.local, outcome.remote);
   const seen = await (await fetch(`${peer.url}/peer/cancellations`)).json();
   assert.deepEqual(seen.calls.filter((c) => c.tool === "nope"), [], "the call never reached the server");
+});
+
+test("a plain tool's structuredContent is checked against its outputSchema", async () => {
+  const outcome = await page.evaluate(async ({ url, token }) => {
+    const server = await window.pkg.connect(url, { token });
+    if (!server.ok) return { error: server.error };
+    const schema = server.toolbox.plainTools.find((t) => t.name === "plain_count")?.outputSchema ?? null;
+    const good = await server.call("plain_count", { atoms: 12, label: "twelve" });
+    const broken = await server.call("plain_count", { atoms: -3 });
+    const missing = await server.call("plain_count", { omit: true });
+    const badSchema = await server.call("plain_bad_schema", {});
+    const failed = await server.call("plain_count", { fail: true });
+    await server.close();
+    return { schema, good, broken, missing, badSchema, failed };
+  }, { url: peerUrl, token: TOKEN });
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.equal(outcome.schema?.required?.[0], "atoms", "the toolbox carries the plain tool's outputSchema");
+  assert.equal(outcome.good.ok, true);
+  assert.deepEqual(outcome.good.raw.structuredContent, { atoms: 12, label: "twelve" });
+  assert.equal(outcome.good.summary, "plain_count ran.");
+  assert.deepEqual(outcome.broken, { ok: false, error: "The result does not match the tool's outputSchema: atoms must be at least 0." });
+  assert.deepEqual(outcome.missing, { ok: false, error: "structuredContent: missing, but the tool declares an outputSchema" });
+  assert.equal(outcome.badSchema.ok, false);
+  assert.match(outcome.badSchema.error, /^Builder cannot check this tool's result: its outputSchema is not valid JSON Schema \(/);
+  assert.deepEqual(outcome.failed, { ok: false, error: "no atoms to count", refused: true });
 });
 
 test("no page errors", () => {

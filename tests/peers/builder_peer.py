@@ -73,10 +73,53 @@ def extra_tools(tools: list[dict]) -> list[dict]:
     return [plain, future]
 
 
+COUNT_OUTPUT = {
+    "type": "object",
+    "properties": {"atoms": {"type": "integer", "minimum": 0}, "label": {"type": "string"}},
+    "required": ["atoms"],
+}
+
+
+def output_schema_tools() -> list[dict]:
+    """--output-schema-tools: plain MCP tools that declare an outputSchema. `plain_count` returns
+    `{"atoms": <atoms>}` as structuredContent as asked, even when that breaks its own schema
+    (a negative count, or `atoms` sent as text); with `omit: true` it returns text only, with
+    `fail: true` a tool error. Its `label` is echoed as sent. `plain_bad_schema` declares an outputSchema that is not valid JSON
+    Schema."""
+    count_input = {
+        "type": "object",
+        "properties": {"atoms": {}, "omit": {"type": "boolean"}, "fail": {"type": "boolean"}, "label": {}},
+    }
+    return [
+        {"name": "plain_count", "description": "Counts atoms.", "inputSchema": count_input, "outputSchema": COUNT_OUTPUT},
+        {
+            "name": "plain_bad_schema",
+            "description": "Declares a broken outputSchema.",
+            "inputSchema": {"type": "object"},
+            "outputSchema": {"type": "object", "properties": {"x": {"type": "nonsense"}}},
+        },
+    ]
+
+
+def plain_call(name: str, arguments: dict) -> types.CallToolResult:
+    if arguments.get("fail"):
+        text = f"Error executing tool {name}: no atoms to count"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+    text = [types.TextContent(type="text", text=f"{name} ran.")]
+    if arguments.get("omit"):
+        return types.CallToolResult(content=text)
+    structured = {"atoms": arguments.get("atoms", 0)}
+    if "label" in arguments:
+        structured["label"] = arguments["label"]
+    return types.CallToolResult(content=text, structured_content=structured)
+
+
 def build_server(args: argparse.Namespace) -> Server:
     tools, calls = load_fixtures(pathlib.Path(args.fixtures))
     if args.extra_tools:
         tools = tools + extra_tools(tools)
+    if args.output_schema_tools:
+        tools = tools + output_schema_tools()
     for tool in tools:
         if tool["name"] in args.without_output_schema:
             tool.pop("outputSchema", None)
@@ -100,6 +143,8 @@ def build_server(args: argparse.Namespace) -> Server:
         arguments = params.arguments or {}
         record = {"tool": name, "requestId": ctx.request_id, "time": time.time(), "arguments": arguments}
         CALLS.append(record)
+        if args.output_schema_tools and name.startswith("plain_") and name != "plain_echo":
+            return plain_call(name, arguments)
         recorded = calls.get(name)
         if recorded is None:
             return types.CallToolResult(
@@ -194,6 +239,11 @@ def main() -> None:
         "--extra-tools",
         action="store_true",
         help="also list a tool without the Builder marker and one marked for contract 2",
+    )
+    parser.add_argument(
+        "--output-schema-tools",
+        action="store_true",
+        help="also list plain tools that declare an outputSchema (plain_count, plain_bad_schema)",
     )
     parser.add_argument(
         "--without-output-schema",
