@@ -39,9 +39,9 @@ sh tests/peers/run_everything_tests.sh
 
 # The official client conformance suite, `--suite all` per leg (suite version, spec version, client,
 # protocol mode), in a loopback-only namespace, gated strictly by tests/peers/conformance_gate.mjs: any
-# failed check of a non-auth scenario, a scenario with 0 checks, a client that did not finish or an
-# unrecognised output fails the step (known failures: tests/peers/conformance-known-failures.txt). auth/*
-# scenarios (OAuth) are reported, not gating.
+# failed check of any scenario (auth/* included: the drivers sign in through src/mcp/auth), a scenario
+# with 0 checks, a client that did not finish or an unrecognised output fails the step (known failures:
+# tests/peers/conformance-known-failures.txt).
 conformance() { sh tests/peers/run_conformance_suite.sh "$@"; }
 
 step "official MCP client conformance suite: the sans-I/O core (loopback-only namespace)"

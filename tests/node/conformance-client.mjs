@@ -2,7 +2,9 @@
 // the web build initialised from its .wasm bytes, connect() over Node's global fetch. A thin host, like
 // Builder: it reads the scenario (MCP_CONFORMANCE_SCENARIO) and its context (MCP_CONFORMANCE_CONTEXT),
 // picks the tools and arguments a user would, answers elicitations like a user who accepts the form as
-// shown, and nothing else; every protocol behaviour is the package's. The protocol mode comes from
+// shown, signs in like a user who agrees at once (its `redirect` hook follows the mock authorization
+// server's redirect as the browser would and hands back the callback URL), and nothing else; every
+// protocol and authorization behaviour is the package's. The protocol mode comes from
 // MBC_CONFORMANCE_PROTOCOL (legacy | auto | modern; set by tests/peers/run_conformance_suite.sh).
 // The suite appends the mock server's URL; its checks decide pass or fail. Exit 1 when the host could
 // not finish its script (the suite reports it).
@@ -19,6 +21,22 @@ await init({ module_or_path: readFileSync(new URL("../../pkg/megane_builder_clie
 const server = await connect(url, {
   protocol,
   clientInfo: { name: "megane-builder-client-conformance" },
+  // Sign-in settings of the host: the scenario's pre-registered client when it gives one, a client ID
+  // metadata document URL (used where the server supports them), dynamic registration otherwise.
+  auth: {
+    redirectUri: "http://localhost:3000/callback",
+    clientId: context.client_id,
+    clientSecret: context.client_secret,
+    clientIssuer: context.issuer,
+    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+    clientMetadata: { client_name: "megane-builder-client-conformance" },
+    redirect: async (authorizationUrl) => {
+      const answer = await fetch(authorizationUrl, { redirect: "manual" });
+      const location = answer.headers.get("location");
+      if (!location) throw new Error(`the authorization endpoint answered HTTP ${answer.status} without a redirect`);
+      return new URL(location, authorizationUrl).href;
+    },
+  },
   // A user who accepts the form with what it shows (the server's defaults).
   onElicitation: async (request) => {
     log(`elicitation (${request.mode}): ${request.message}`);
@@ -27,7 +45,9 @@ const server = await connect(url, {
 });
 if (!server.ok) {
   log(`connect: ${server.error}`);
-  process.exit(1);
+  // A refused sign-in ends the host's script as it should (the scenario checks the refusal).
+  if (server.error.startsWith("Sign-in failed:")) console.log("mbc-conformance-driver: finished");
+  process.exit(server.error.startsWith("Sign-in failed:") ? 0 : 1);
 }
 log(`connected: ${server.serverName} ${server.protocolVersion}; notices: ${JSON.stringify(server.notices)}`);
 const tools = [...server.toolbox.buttons, ...server.toolbox.plainTools];
