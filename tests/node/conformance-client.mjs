@@ -18,25 +18,31 @@ const protocol = process.env.MBC_CONFORMANCE_PROTOCOL || undefined;
 const log = (...a) => console.error(`[${scenario}]`, ...a);
 
 await init({ module_or_path: readFileSync(new URL("../../pkg/megane_builder_client_bg.wasm", import.meta.url)) });
+// Sign-in settings of the host: the scenario's pre-registered client when it gives one, a client ID
+// metadata document URL (used where the server supports them), dynamic registration otherwise; tokens
+// kept in a storage of the host's (as a page would in sessionStorage), to check reuse below.
+const stored = new Map();
+let redirects = 0;
+const auth = {
+  redirectUri: "http://localhost:3000/callback",
+  clientId: context.client_id,
+  clientSecret: context.client_secret,
+  clientIssuer: context.issuer,
+  clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+  clientMetadata: { client_name: "megane-builder-client-conformance" },
+  tokens: { get: async (key) => stored.get(key), set: async (key, value) => void stored.set(key, value) },
+  redirect: async (authorizationUrl) => {
+    redirects++;
+    const answer = await fetch(authorizationUrl, { redirect: "manual" });
+    const location = answer.headers.get("location");
+    if (!location) throw new Error(`the authorization endpoint answered HTTP ${answer.status} without a redirect`);
+    return new URL(location, authorizationUrl).href;
+  },
+};
 const server = await connect(url, {
   protocol,
   clientInfo: { name: "megane-builder-client-conformance" },
-  // Sign-in settings of the host: the scenario's pre-registered client when it gives one, a client ID
-  // metadata document URL (used where the server supports them), dynamic registration otherwise.
-  auth: {
-    redirectUri: "http://localhost:3000/callback",
-    clientId: context.client_id,
-    clientSecret: context.client_secret,
-    clientIssuer: context.issuer,
-    clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
-    clientMetadata: { client_name: "megane-builder-client-conformance" },
-    redirect: async (authorizationUrl) => {
-      const answer = await fetch(authorizationUrl, { redirect: "manual" });
-      const location = answer.headers.get("location");
-      if (!location) throw new Error(`the authorization endpoint answered HTTP ${answer.status} without a redirect`);
-      return new URL(location, authorizationUrl).href;
-    },
-  },
+  auth,
   // A user who accepts the form with what it shows (the server's defaults).
   onElicitation: async (request) => {
     log(`elicitation (${request.mode}): ${request.message}`);
@@ -92,5 +98,18 @@ if (scenario === "json-schema-2020-12-preservation") {
 }
 for (const [name, args] of plan) await call(name, args);
 await server.close();
+// A host that connects again (a page reload) with its token storage signs in no more: the stored
+// token is sent from the first request.
+if (scenario === "auth/metadata-default") {
+  const before = redirects;
+  const again = await connect(url, { protocol, auth });
+  const token = JSON.parse(stored.get(url) ?? "{}").access_token;
+  if (!again.ok || redirects !== before || !token) {
+    log(`reconnect with stored tokens: ${again.ok ? `${redirects - before} more sign-ins` : again.error}`);
+    process.exit(1);
+  }
+  log("reconnected with the stored token, no new sign-in");
+  await again.close();
+}
 // The gate (tests/peers/conformance_gate.mjs) looks for this line: the host finished its script.
 console.log("mbc-conformance-driver: finished");
