@@ -525,3 +525,47 @@ fn a_dpop_token_type_is_refused() {
     );
     assert!(failed(&mut flow).contains("only Bearer"));
 }
+
+#[test]
+fn client_credentials_when_the_server_offers_no_user_sign_in() {
+    let meta = as_meta(json!({
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        "registration_endpoint": null,
+    }));
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_id: Some("machine".into()),
+            client_secret: Some("secret".into()),
+            ..config()
+        },
+    );
+    let mut flow = auth
+        .begin(401, Some("Bearer scope=\"mcp:read\""), 0, &ENTROPY)
+        .unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta.clone());
+    // No redirect: the token request at once, with the client's credentials, resource and scope.
+    let r = send(&mut flow);
+    assert!(r.url.ends_with("/token"));
+    let f = form(&r);
+    assert!(f.contains(&("grant_type".into(), "client_credentials".into())));
+    assert!(f.contains(&("resource".into(), SERVER.into())));
+    assert!(f.contains(&("scope".into(), "mcp:read".into())));
+    assert!(r
+        .header("Authorization")
+        .is_some_and(|h| h.starts_with("Basic ")));
+    // Without a secret there is no way in: refused in one line.
+    let mut auth = Authorizer::new(SERVER, config());
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    let meta = as_meta(json!({"grant_types_supported": ["client_credentials"]}));
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    let m = match flow.step() {
+        Step::Send(r) if r.url.ends_with("/register") => {
+            answer(&mut flow, 201, &json!({"client_id": "public"}));
+            failed(&mut flow)
+        }
+        _ => panic!(),
+    };
+    assert!(m.contains("only client_credentials"), "{m}");
+}

@@ -49,6 +49,9 @@ struct Inner {
     config: Config,
     /// The host's sign-in hooks, when it gave them.
     auth: Option<AuthHooks>,
+    /// While a sign-in runs: the resolvers of the operations waiting for it (one sign-in window
+    /// at a time; the others retry with its token).
+    signing_in: Option<Vec<Function>>,
     controllers: HashMap<ExchangeId, AbortController>,
     outcomes: HashMap<OpId, Result<OpResult, McpError>>,
     waiters: HashMap<OpId, Function>,
@@ -501,6 +504,7 @@ impl FetchClient {
                 client,
                 config,
                 auth: None,
+                signing_in: None,
                 controllers: HashMap::new(),
                 outcomes: HashMap::new(),
                 waiters: HashMap::new(),
@@ -550,6 +554,35 @@ impl FetchClient {
         if !Authorizer::wants(error) || self.inner.borrow().auth.is_none() {
             return Ok(false);
         }
+        if self.inner.borrow().signing_in.is_some() {
+            // Another operation is signing in: wait for it, then retry with its token.
+            let inner = self.inner.clone();
+            let promise = Promise::new(&mut |resolve, _reject| {
+                if let Some(waiters) = inner.borrow_mut().signing_in.as_mut() {
+                    waiters.push(resolve);
+                } else {
+                    let _ = resolve.call0(&JsValue::NULL);
+                }
+            });
+            let _ = JsFuture::from(promise).await;
+            return Ok(attempt + 1 < super::auth::MAX_FLOWS_PER_OPERATION);
+        }
+        self.inner.borrow_mut().signing_in = Some(Vec::new());
+        let outcome = self.sign_in_now(attempt).await;
+        let waiters = self
+            .inner
+            .borrow_mut()
+            .signing_in
+            .take()
+            .unwrap_or_default();
+        for w in waiters {
+            let _ = w.call0(&JsValue::NULL);
+        }
+        outcome
+    }
+
+    /// One sign-in (see [`FetchClient::sign_in`]).
+    async fn sign_in_now(&self, attempt: u32) -> Result<bool, McpError> {
         let challenge = self.inner.borrow_mut().client.take_auth_challenge();
         let (status, header) = challenge.unwrap_or((401, None));
         let entropy = random_entropy()?;

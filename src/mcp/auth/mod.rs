@@ -20,7 +20,9 @@
 //! 6. the host's `redirect` hook opens the URL and answers with the callback URL: `state`, the
 //!    RFC 9207 `iss` (exact string comparison; required when advertised) and `error` are checked;
 //! 7. the token request, authenticated as registered (`none`, `client_secret_basic`,
-//!    `client_secret_post`).
+//!    `client_secret_post`);
+//! 8. an authorization server that offers only `client_credentials` (no user sign-in; the
+//!    `oauth-client-credentials` extension) gives a client with a secret its token directly.
 //!
 //! Every refusal is [`McpError::Authorization`]: one line a user can act on, through the one
 //! sanitiser ([`one_line`]) and with secrets redacted ([`redact`]); a token never goes into a URL,
@@ -776,6 +778,35 @@ impl Flow {
             scopes.push("offline_access".into());
         }
         self.scopes = scopes;
+        // An authorization server without user sign-in (no authorization_code) but with the
+        // client_credentials grant (MCP extension `oauth-client-credentials`): a client with a
+        // secret gets its token directly; there is no user, so no redirect.
+        let grants = str_list(self.meta.get("grant_types_supported"));
+        let machine_only = grants.as_ref().is_some_and(|g| {
+            !g.iter().any(|x| x == "authorization_code")
+                && g.iter().any(|x| x == "client_credentials")
+        });
+        if machine_only {
+            if self
+                .registration
+                .as_ref()
+                .and_then(|r| r.client_secret.as_ref())
+                .is_none()
+            {
+                let i = self.shown(&self.issuer);
+                return self.fail(format!("the authorization server {i} offers no user sign-in (only client_credentials), and this client has no secret for it"));
+            }
+            let mut params = vec![
+                ("grant_type", "client_credentials".to_string()),
+                ("resource", self.resource.clone()),
+            ];
+            if !self.scopes.is_empty() {
+                params.push(("scope", self.scopes.join(" ")));
+            }
+            self.stage = Stage::Token;
+            self.next = Some(Step::Send(self.token_request(params)));
+            return;
+        }
         let client_id = self
             .registration
             .as_ref()
