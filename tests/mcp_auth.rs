@@ -567,5 +567,41 @@ fn client_credentials_when_the_server_offers_no_user_sign_in() {
         }
         _ => panic!(),
     };
-    assert!(m.contains("only client_credentials"), "{m}");
+    assert!(m.contains("neither a secret"), "{m}");
+}
+
+#[test]
+fn workload_identity_assertion_without_user_sign_in() {
+    let meta = as_meta(json!({
+        "grant_types_supported": [megane_builder_client::mcp::auth::JWT_BEARER],
+        "registration_endpoint": null,
+    }));
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_id: Some("workload".into()),
+            assertion: Some("eyJ.workload.jwt".into()),
+            ..config()
+        },
+    );
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    let r = send(&mut flow);
+    let f = form(&r);
+    assert!(f.contains(&(
+        "grant_type".into(),
+        "urn:ietf:params:oauth:grant-type:jwt-bearer".into()
+    )));
+    assert!(f.contains(&("assertion".into(), "eyJ.workload.jwt".into())));
+    // Refused: surfaced once, without the assertion (a secret) in the message.
+    answer(
+        &mut flow,
+        400,
+        &json!({"error": "invalid_grant", "error_description": "eyJ.workload.jwt is expired"}),
+    );
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("invalid_grant") && !m.contains("eyJ.workload.jwt"),
+        "{m}"
+    );
 }

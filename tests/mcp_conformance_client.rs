@@ -125,6 +125,7 @@ fn conformance_client() {
             client_id: context["client_id"].as_str().map(str::to_string),
             client_secret: context["client_secret"].as_str().map(str::to_string),
             client_issuer: context["issuer"].as_str().map(str::to_string),
+            assertion: context["valid_jwt"].as_str().map(str::to_string),
             client_metadata_url: Some("https://conformance-test.local/client-metadata.json".into()),
             client_metadata: json!({"client_name": "megane-builder-client-conformance"})
                 .as_object()

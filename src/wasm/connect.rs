@@ -136,6 +136,7 @@ fn auth_hooks(
         client_secret: js_string(&auth, "clientSecret"),
         client_issuer: js_string(&auth, "clientIssuer"),
         client_metadata_url: js_string(&auth, "clientMetadataUrl"),
+        assertion: js_string(&auth, "assertion"),
         client_metadata: metadata,
     };
     let storage = js_sys::Reflect::get(&auth, &JsValue::from_str("tokens"))

@@ -260,6 +260,8 @@ export interface AuthOptions {
   clientId?: string;
   clientSecret?: string;
   clientIssuer?: string;
+  /** A workload identity JWT (RFC 7523 assertion), for servers without user sign-in (Node workloads). */
+  assertion?: string;
   /** The HTTPS URL of this page's client ID metadata document, used where the server supports them. */
   clientMetadataUrl?: string;
   /** Client metadata (RFC 7591) for dynamic registration; the package fills in what is missing. */

@@ -28,6 +28,7 @@ const auth = {
   clientId: context.client_id,
   clientSecret: context.client_secret,
   clientIssuer: context.issuer,
+  assertion: context.valid_jwt,
   clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
   clientMetadata: { client_name: "megane-builder-client-conformance" },
   tokens: { get: async (key) => stored.get(key), set: async (key, value) => void stored.set(key, value) },

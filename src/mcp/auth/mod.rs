@@ -21,8 +21,9 @@
 //!    RFC 9207 `iss` (exact string comparison; required when advertised) and `error` are checked;
 //! 7. the token request, authenticated as registered (`none`, `client_secret_basic`,
 //!    `client_secret_post`);
-//! 8. an authorization server that offers only `client_credentials` (no user sign-in; the
-//!    `oauth-client-credentials` extension) gives a client with a secret its token directly.
+//! 8. an authorization server without user sign-in gives its token directly for a workload
+//!    identity assertion of the host's (RFC 7523 jwt-bearer) or to a client with a secret
+//!    (`client_credentials`; MCP extensions `auth/wif` and `oauth-client-credentials`).
 //!
 //! Every refusal is [`McpError::Authorization`]: one line a user can act on, through the one
 //! sanitiser ([`one_line`]) and with secrets redacted ([`redact`]); a token never goes into a URL,
@@ -51,6 +52,9 @@ pub const MAX_FLOWS_PER_OPERATION: u32 = 2;
 /// Cap on one metadata, registration or token answer, in bytes.
 pub const MAX_AUTH_BODY_BYTES: usize = 256 * 1024;
 
+/// RFC 7523 §2.1: the JWT bearer grant type.
+pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+
 /// Random bytes a flow needs (PKCE verifier: 32, `state`: 16), from the host's CSPRNG
 /// (`crypto.getRandomValues` in the package).
 pub const ENTROPY_BYTES: usize = 48;
@@ -68,6 +72,8 @@ pub struct AuthConfig {
     pub client_issuer: Option<String>,
     /// An HTTPS URL of this client's ID metadata document (used where servers support them).
     pub client_metadata_url: Option<String>,
+    /// A workload identity JWT (RFC 7523 assertion) for servers without user sign-in.
+    pub assertion: Option<String>,
     /// Client metadata for dynamic registration (RFC 7591 §2); `redirect_uris`, `grant_types`,
     /// `response_types`, `token_endpoint_auth_method` and `application_type` are filled in when absent.
     pub client_metadata: Option<Map<String, Value>>,
@@ -375,6 +381,7 @@ impl Flow {
         let mut s = one_line(text);
         for secret in [
             self.config.client_secret.as_deref(),
+            self.config.assertion.as_deref(),
             self.previous
                 .as_ref()
                 .and_then(|t| t.refresh_token.as_deref()),
@@ -778,28 +785,27 @@ impl Flow {
             scopes.push("offline_access".into());
         }
         self.scopes = scopes;
-        // An authorization server without user sign-in (no authorization_code) but with the
-        // client_credentials grant (MCP extension `oauth-client-credentials`): a client with a
-        // secret gets its token directly; there is no user, so no redirect.
-        let grants = str_list(self.meta.get("grant_types_supported"));
-        let machine_only = grants.as_ref().is_some_and(|g| {
-            !g.iter().any(|x| x == "authorization_code")
-                && g.iter().any(|x| x == "client_credentials")
-        });
-        if machine_only {
-            if self
-                .registration
-                .as_ref()
-                .and_then(|r| r.client_secret.as_ref())
-                .is_none()
-            {
-                let i = self.shown(&self.issuer);
-                return self.fail(format!("the authorization server {i} offers no user sign-in (only client_credentials), and this client has no secret for it"));
-            }
-            let mut params = vec![
-                ("grant_type", "client_credentials".to_string()),
-                ("resource", self.resource.clone()),
-            ];
+        // An authorization server without user sign-in (no authorization_code): a workload
+        // identity assertion the host holds (RFC 7523 jwt-bearer, MCP extension `auth/wif`), else
+        // client_credentials for a client with a secret (extension `oauth-client-credentials`).
+        // There is no user, so no redirect.
+        let grants = str_list(self.meta.get("grant_types_supported")).unwrap_or_default();
+        let offers = |g: &str| grants.iter().any(|x| x == g);
+        if !grants.is_empty() && !offers("authorization_code") {
+            let mut params = match (&self.config.assertion, &self.registration) {
+                (Some(a), _) if offers(JWT_BEARER) => vec![
+                    ("grant_type", JWT_BEARER.to_string()),
+                    ("assertion", a.clone()),
+                ],
+                (_, Some(r)) if offers("client_credentials") && r.client_secret.is_some() => {
+                    vec![("grant_type", "client_credentials".to_string())]
+                }
+                _ => {
+                    let i = self.shown(&self.issuer);
+                    return self.fail(format!("the authorization server {i} offers no user sign-in, and this client has neither a secret for client_credentials nor a workload identity assertion for it"));
+                }
+            };
+            params.push(("resource", self.resource.clone()));
             if !self.scopes.is_empty() {
                 params.push(("scope", self.scopes.join(" ")));
             }
