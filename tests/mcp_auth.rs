@@ -605,3 +605,28 @@ fn workload_identity_assertion_without_user_sign_in() {
         "{m}"
     );
 }
+
+#[test]
+fn a_metadata_fetch_that_breaks_is_tried_twice_then_skipped() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    let first = send(&mut flow).url;
+    flow.handle_network_error("other side closed");
+    assert_eq!(send(&mut flow).url, first);
+    flow.handle_network_error("other side closed");
+    assert_eq!(
+        send(&mut flow).url,
+        "https://mcp.example.com/.well-known/oauth-protected-resource"
+    );
+    answer(&mut flow, 200, &prm(json!({})));
+    for _ in 0..4 {
+        send(&mut flow);
+        flow.handle_network_error("connection refused");
+    }
+    // Both AS locations failed twice each: one line that says why.
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("publishes no metadata") && m.contains("connection refused"),
+        "{m}"
+    );
+}

@@ -34,7 +34,9 @@ const auth = {
   tokens: { get: async (key) => stored.get(key), set: async (key, value) => void stored.set(key, value) },
   redirect: async (authorizationUrl) => {
     redirects++;
-    const answer = await fetch(authorizationUrl, { redirect: "manual" });
+    // Like a browser, one more try when a kept-alive connection was being closed under it.
+    const answer = await fetch(authorizationUrl, { redirect: "manual" })
+      .catch(() => fetch(authorizationUrl, { redirect: "manual" }));
     const location = answer.headers.get("location");
     if (!location) throw new Error(`the authorization endpoint answered HTTP ${answer.status} without a redirect`);
     return new URL(location, authorizationUrl).href;

@@ -43,7 +43,7 @@ use sha2::{Digest, Sha256};
 pub use challenge::Challenge;
 
 use super::errors::{http_status, one_line, redact, McpError};
-use super::headers::{header_value, HttpRequest, Method};
+use super::headers::{HttpRequest, Method};
 
 /// Most authorization flows for one operation (the sign-in and one step-up): a server whose 403
 /// `insufficient_scope` never ends does not open a third sign-in window.
@@ -272,6 +272,8 @@ impl Authorizer {
             registration: None,
             scopes: Vec::new(),
             next: None,
+            network_retry_used: false,
+            last_network_error: None,
         };
         flow.send_current();
         Ok(flow)
@@ -326,6 +328,8 @@ pub struct Flow {
     registration: Option<Registration>,
     scopes: Vec<String>,
     next: Option<Step>,
+    network_retry_used: bool,
+    last_network_error: Option<String>,
 }
 
 impl fmt::Debug for Flow {
@@ -466,7 +470,11 @@ impl Flow {
             }
             Stage::AsMeta { .. } => {
                 let issuer = self.shown(&self.issuer);
-                self.fail(format!("the authorization server {issuer} publishes no metadata (RFC 8414 or OpenID discovery)"));
+                let last = match &self.last_network_error {
+                    Some(e) => format!("; the last attempt could not reach it: {e}"),
+                    None => String::new(),
+                };
+                self.fail(format!("the authorization server {issuer} publishes no metadata (RFC 8414 or OpenID discovery){last}"));
             }
             _ => {}
         }
@@ -477,8 +485,15 @@ impl Flow {
         let detail = self.shown(detail);
         match &mut self.stage {
             Stage::Prm { index, .. } | Stage::AsMeta { index, .. } => {
-                // A metadata location that cannot be fetched (in a browser: no CORS) is skipped.
-                *index += 1;
+                // A metadata GET is tried twice (a kept-alive connection the server was closing),
+                // then the location is skipped (in a browser: no CORS).
+                if self.network_retry_used {
+                    self.network_retry_used = false;
+                    *index += 1;
+                } else {
+                    self.network_retry_used = true;
+                }
+                self.last_network_error = Some(detail);
                 self.send_current();
             }
             _ => self.fail(format!(
@@ -487,9 +502,10 @@ impl Flow {
         }
     }
 
-    /// The HTTP answer to the last [`Step::Send`].
-    pub fn handle_response(&mut self, status: u16, headers: &[(String, String)], body: &[u8]) {
-        let _ = header_value(headers, "content-type");
+    /// The HTTP answer to the last [`Step::Send`] (headers are not needed: every answer is JSON
+    /// or refused).
+    pub fn handle_response(&mut self, status: u16, _headers: &[(String, String)], body: &[u8]) {
+        self.network_retry_used = false;
         match std::mem::replace(&mut self.stage, Stage::Finished) {
             Stage::Prm { candidates, index } => match json_object(status, body) {
                 Some(prm) => self.read_prm(prm),
