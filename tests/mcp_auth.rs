@@ -630,3 +630,22 @@ fn a_metadata_fetch_that_breaks_is_tried_twice_then_skipped() {
         "{m}"
     );
 }
+
+#[test]
+fn a_token_request_that_gets_no_answer_is_sent_once_more_then_refused() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let (mut flow, url) =
+        authorization_url(&mut auth, "Bearer", prm(json!({})), as_meta(json!({})));
+    flow.handle_callback(&callback(&url, ""));
+    let first = send(&mut flow);
+    flow.handle_network_error("other side closed");
+    let again = send(&mut flow);
+    assert_eq!(again.url, first.url);
+    assert_eq!(again.body, first.body);
+    flow.handle_network_error("other side closed");
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("could not be reached (other side closed)"),
+        "{m}"
+    );
+}

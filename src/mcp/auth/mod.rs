@@ -274,6 +274,7 @@ impl Authorizer {
             next: None,
             network_retry_used: false,
             last_network_error: None,
+            last_request: None,
         };
         flow.send_current();
         Ok(flow)
@@ -330,6 +331,7 @@ pub struct Flow {
     next: Option<Step>,
     network_retry_used: bool,
     last_network_error: Option<String>,
+    last_request: Option<HttpRequest>,
 }
 
 impl fmt::Debug for Flow {
@@ -373,6 +375,9 @@ fn str_list(v: Option<&Value>) -> Option<Vec<String>> {
 impl Flow {
     /// The next thing to do; [`Step::Done`] and [`Step::Failed`] end the flow.
     pub fn step(&mut self) -> Step {
+        if let Some(Step::Send(r)) = &self.next {
+            self.last_request = Some(r.clone());
+        }
         self.next.take().unwrap_or_else(|| {
             Step::Failed(McpError::Authorization {
                 message: "the sign-in was driven out of order".into(),
@@ -495,6 +500,13 @@ impl Flow {
                 }
                 self.last_network_error = Some(detail);
                 self.send_current();
+            }
+            // A registration or token POST is sent once more, as a browser does when a reused
+            // connection closes before any answer (a code is single-use: a server that did take
+            // the first one refuses the second with invalid_grant, in one line).
+            _ if !self.network_retry_used && self.last_request.is_some() => {
+                self.network_retry_used = true;
+                self.next = self.last_request.take().map(Step::Send);
             }
             _ => self.fail(format!(
                 "the authorization server could not be reached ({detail})"
