@@ -42,9 +42,9 @@ sh tests/peers/run_everything_tests.sh
 
 # The official client conformance suite, `--suite all` per leg (suite version, spec version, client,
 # protocol mode), in a loopback-only namespace, gated strictly by tests/peers/conformance_gate.mjs: any
-# failed check of a non-auth scenario, a scenario with 0 checks, a client that did not finish or an
-# unrecognised output fails the step (known failures: tests/peers/conformance-known-failures.txt). auth/*
-# scenarios (OAuth) are reported, not gating.
+# failed check of any scenario (auth/* included: the drivers sign in through src/mcp/auth), a scenario
+# with 0 checks, a client that did not finish or an unrecognised output fails the step (known failures:
+# tests/peers/conformance-known-failures.txt).
 conformance() { sh tests/peers/run_conformance_suite.sh "$@"; }
 
 step "official MCP client conformance suite: the sans-I/O core (loopback-only namespace)"
@@ -59,6 +59,10 @@ conformance 0.1.16 2025-11-25 node legacy
 for leg in "2025-11-25 node legacy" "2025-11-25 node auto" "2026-07-28 node auto" "2026-07-28 node modern"; do
   conformance 0.2.0-alpha.12 $leg
 done
+# The auth/* scenarios outside the revision legs: the 2025-03-26 fallbacks (2) and the [extension] ones (6:
+# client credentials, workload identity pass; those not implemented are known failures). 14 + 11 + 2 + 6 = 33.
+conformance 0.2.0-alpha.12 2025-03-26 node legacy
+conformance 0.2.0-alpha.12 extensions node auto
 
 step "connect() in headless Chromium against server-everything (loopback-only namespace)"
 sh tests/peers/run_everything_browser.sh

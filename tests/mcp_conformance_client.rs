@@ -11,9 +11,92 @@
 #[path = "mcp_live_support.rs"]
 mod support;
 
-use megane_builder_client::mcp::{CallOptions, Config, OpResult, ProtocolChoice};
+use megane_builder_client::mcp::auth::{AuthConfig, Authorizer, Step, Tokens, ENTROPY_BYTES};
+use megane_builder_client::mcp::{
+    CallOptions, Client, Config, Event, McpError, OpId, OpResult, ProtocolChoice,
+};
 use serde_json::json;
 use support::*;
+
+/// The host's `redirect` hook in a test: the user agrees at once, so the authorization server
+/// redirects straight back; follow that redirect as a browser would and hand back where it
+/// points (the callback URL), without loading it.
+fn redirect(authorization_url: &str) -> Result<String, String> {
+    let (status, headers, _) =
+        raw("GET", authorization_url, &[], b"").map_err(|e| e.to_string())?;
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("location"))
+        .map(|(_, v)| v.clone())
+        .ok_or_else(|| {
+            format!("the authorization endpoint answered HTTP {status} without a redirect")
+        })
+}
+
+/// Drives one authorization flow over blocking sockets (the sans-I/O `Flow` decides everything).
+fn drive(flow: &mut megane_builder_client::mcp::auth::Flow) -> Result<Tokens, McpError> {
+    loop {
+        match flow.step() {
+            Step::Send(req) => match raw(req.method.as_str(), &req.url, &req.headers, &req.body) {
+                Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
+                Err(e) => flow.handle_network_error(&e.to_string()),
+            },
+            Step::Redirect(url) => match redirect(&url) {
+                Ok(callback) => flow.handle_callback(&callback),
+                Err(e) => return Err(McpError::Authorization { message: e }),
+            },
+            Step::Done(tokens) => return Ok(*tokens),
+            Step::Failed(e) => return Err(e),
+        }
+    }
+}
+
+/// Runs the operation `start` makes; on a 401 or a 403 `insufficient_scope`, signs in (the
+/// core's `Authorizer` decides whether, and how often) and runs it again. A failed handshake gets
+/// a fresh client with the new token.
+fn run_authorized(
+    l: &mut Live,
+    auth: &mut Authorizer,
+    config: &Config,
+    start: &dyn Fn(&mut Client, u64) -> OpId,
+) -> Event {
+    let mut attempt = 0;
+    loop {
+        let now = l.now();
+        let op = start(&mut l.c, now);
+        let outcome = l.run(op, &mut |_, _, _| {});
+        let Event::Failed { error, .. } = &outcome else {
+            return outcome;
+        };
+        if !Authorizer::wants(error) {
+            return outcome;
+        }
+        let (status, header) = l.c.take_auth_challenge().unwrap_or((401, None));
+        let mut entropy = [0u8; ENTROPY_BYTES];
+        getrandom::fill(&mut entropy).expect("getrandom");
+        let flow = auth.begin(status, header.as_deref(), attempt, &entropy);
+        let tokens = match flow.and_then(|mut f| drive(&mut f)) {
+            Ok(t) => t,
+            Err(error) => {
+                eprintln!("sign-in: {error}");
+                return Event::Failed { op, error };
+            }
+        };
+        eprintln!("signed in: {tokens:?}");
+        auth.complete(tokens);
+        attempt += 1;
+        if l.c.server_info().is_none() {
+            let mut c = config.clone();
+            c.token = auth.access_token().map(str::to_string);
+            l.c = Client::new(c).unwrap();
+            // The new client numbers its operations afresh: forget the old one's outcomes.
+            l.events.clear();
+            l.queue.clear();
+        } else {
+            l.c.set_token(auth.access_token().map(str::to_string));
+        }
+    }
+}
 
 #[test]
 #[ignore = "run by tests/peers/run_conformance_suite.sh"]
@@ -29,26 +112,70 @@ fn conformance_client() {
     {
         config.protocol = p;
     }
-    let mut l = Live::new(config);
-    let op = l.c.connect(0);
-    let OpResult::Connected(info) = l.run_ok(op) else {
-        panic!()
+    // The host's sign-in settings: a pre-registered client when the scenario gives one, a client
+    // ID metadata document URL, and dynamic registration otherwise.
+    let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or_default();
+    let mut auth = Authorizer::new(
+        &config.url,
+        AuthConfig {
+            redirect_uri: "http://localhost:3000/callback".into(),
+            client_id: context["client_id"].as_str().map(str::to_string),
+            client_secret: context["client_secret"].as_str().map(str::to_string),
+            client_issuer: context["issuer"].as_str().map(str::to_string),
+            assertion: context["valid_jwt"].as_str().map(str::to_string),
+            client_metadata_url: Some("https://conformance-test.local/client-metadata.json".into()),
+            client_metadata: json!({"client_name": "megane-builder-client-conformance"})
+                .as_object()
+                .cloned(),
+        },
+    );
+    let mut l = Live::new(config.clone());
+    let outcome = run_authorized(&mut l, &mut auth, &config, &|c, now| c.connect(now));
+    let Event::Response {
+        result: OpResult::Connected(info),
+        ..
+    } = outcome
+    else {
+        // A refused sign-in is the host's script ending as it should (the scenario checks it).
+        if let Event::Failed {
+            error: McpError::Authorization { .. },
+            ..
+        } = &outcome
+        {
+            eprintln!("connect: {outcome:?}");
+            println!("mbc-conformance-driver: finished");
+            return;
+        }
+        panic!("connect: {outcome:?}");
     };
     eprintln!(
         "connected: {} {}",
         info.display_name(),
         info.protocol_version
     );
-    let op = l.c.list_tools(l.now());
-    let OpResult::Tools(tools) = l.run_ok(op) else {
-        panic!()
+    let outcome = run_authorized(&mut l, &mut auth, &config, &|c, now| c.list_tools(now));
+    let Event::Response {
+        result: OpResult::Tools(tools),
+        ..
+    } = outcome
+    else {
+        // A refused sign-in is the host's script ending as it should (the scenario checks it).
+        if let Event::Failed {
+            error: McpError::Authorization { .. },
+            ..
+        } = &outcome
+        {
+            eprintln!("tools/list: {outcome:?}");
+            println!("mbc-conformance-driver: finished");
+            return;
+        }
+        panic!("tools/list: {outcome:?}");
     };
     // What a host would call: the context's tool calls, the schema echo of its scenario, else every
     // tool with the arguments a user would type for the suite's `add_numbers`.
-    let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or_default();
     let plan: Vec<(String, serde_json::Value)> =
         if let Some(calls) = context["toolCalls"].as_array() {
             calls
@@ -84,8 +211,9 @@ fn conformance_client() {
                 .collect()
         };
     for (name, args) in plan {
-        let op = l.c.call_tool(&name, args, &CallOptions::default(), l.now());
-        match l.run(op, &mut |_, _, _| {}) {
+        let call =
+            |c: &mut Client, now| c.call_tool(&name, args.clone(), &CallOptions::default(), now);
+        match run_authorized(&mut l, &mut auth, &config, &call) {
             megane_builder_client::mcp::Event::Response { result, .. } => {
                 eprintln!("{name}: {result:?}")
             }

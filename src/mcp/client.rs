@@ -19,6 +19,7 @@ use std::fmt;
 
 use serde_json::{json, Value};
 
+use super::auth;
 use super::body::{BodyError, BodyReader};
 use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::elicit::{self, ElicitId, Form};
@@ -335,12 +336,17 @@ struct Exchange {
     modern: bool,
     /// A GET resuming a broken answer stream.
     resume: bool,
+    /// `WWW-Authenticate` of a 401 or 403 answer.
+    www_authenticate: Option<String>,
 }
 
 /// The sans-I/O MCP client. See the module documentation for the driving loop.
 pub struct Client {
     endpoint: Endpoint,
     token: Option<String>,
+    /// The last 401 / 403 answer's status and `WWW-Authenticate` value, for the authorization
+    /// flow (`mcp::auth`): taken with [`Client::take_auth_challenge`].
+    auth_challenge: Option<(u16, Option<String>)>,
     protocol: ProtocolChoice,
     origin: Option<String>,
     max_response_bytes: u64,
@@ -399,6 +405,7 @@ impl Client {
         Ok(Client {
             endpoint,
             token: config.token.filter(|t| !t.is_empty()),
+            auth_challenge: None,
             protocol: config.protocol,
             origin: config.origin,
             max_response_bytes: config.max_response_bytes.max(1),
@@ -469,6 +476,23 @@ impl Client {
         self.connect_op = Some(op);
         self.start_handshake(now);
         op
+    }
+
+    /// Replaces the bearer token for every later request (after the authorization flow,
+    /// `mcp::auth`). A connection that failed (a 401 at the handshake) can then `connect` again.
+    pub fn set_token(&mut self, token: Option<String>) {
+        self.token = token.filter(|t| !t.is_empty());
+        if self.state == State::Failed {
+            self.state = State::New;
+            self.session.session_id = None;
+            self.modern_retry_used = false;
+        }
+    }
+
+    /// The status (401, or 403 `insufficient_scope`) and `WWW-Authenticate` value of the last
+    /// answer that asked for authorization, once.
+    pub fn take_auth_challenge(&mut self) -> Option<(u16, Option<String>)> {
+        self.auth_challenge.take()
     }
 
     /// Lists every tool, following `nextCursor` to the end.
@@ -681,6 +705,9 @@ impl Client {
         };
         ex.status = Some(status);
         ex.content_type = header_value(headers, "content-type").map(str::to_string);
+        if status == 401 || status == 403 {
+            ex.www_authenticate = header_value(headers, "www-authenticate").map(str::to_string);
+        }
         if ex.purpose == Purpose::Initialize && (200..300).contains(&status) {
             self.session.session_id = header_value(headers, SESSION_ID)
                 .map(str::trim)
@@ -870,6 +897,7 @@ impl Client {
                 answered: false,
                 modern: self.session.era == Era::Modern,
                 resume: false,
+                www_authenticate: None,
             },
         );
         self.events
@@ -1808,9 +1836,28 @@ impl Client {
                 return;
             }
         }
+        let step_up = (status == 403)
+            .then(|| {
+                ex.www_authenticate
+                    .as_deref()
+                    .and_then(auth::challenge::parse)
+            })
+            .flatten()
+            .filter(auth::Challenge::insufficient_scope);
+        if status == 401 || step_up.is_some() {
+            self.auth_challenge = Some((status, ex.www_authenticate.clone()));
+        }
         let error = match status {
             401 => McpError::Unauthorized {
                 token_given: self.token.is_some(),
+            },
+            403 if step_up.is_some() => McpError::InsufficientScope {
+                scope: one_line(
+                    &step_up
+                        .and_then(|c| c.scope)
+                        .map(|s| s.join(" "))
+                        .unwrap_or_default(),
+                ),
             },
             403 => McpError::OriginNotAllowed {
                 origin: self.origin.clone(),
@@ -1842,6 +1889,7 @@ impl Client {
             && !matches!(
                 error,
                 McpError::Unauthorized { .. }
+                    | McpError::InsufficientScope { .. }
                     | McpError::OriginNotAllowed { .. }
                     | McpError::HostNotAllowed { .. }
             )

@@ -85,6 +85,17 @@ pub enum McpError {
     },
     /// The connection was closed before the operation finished.
     Closed,
+    /// HTTP 403 with a `Bearer` challenge `error="insufficient_scope"`: the token lacks a
+    /// permission (signing in again with more scopes may help: `mcp::auth`).
+    InsufficientScope {
+        /// The scopes the server asked for (space-separated, one line).
+        scope: String,
+    },
+    /// The authorization flow (`mcp::auth`) refused to go on or failed.
+    Authorization {
+        /// What went wrong, one line, without secrets.
+        message: String,
+    },
 }
 
 impl McpError {
@@ -267,6 +278,15 @@ impl fmt::Display for McpError {
                 "The server answered with a redirect, and redirects are refused (the structure and the token go only to the URL you gave): connect to the final address directly."
             ),
             McpError::Closed => write!(f, "The connection to the tool server is closed."),
+            McpError::InsufficientScope { scope } if scope.is_empty() => write!(
+                f,
+                "The server refused the request: the token lacks a permission it needs (HTTP 403 insufficient_scope)."
+            ),
+            McpError::InsufficientScope { scope } => write!(
+                f,
+                "The server refused the request: the token lacks the permission {scope} (HTTP 403 insufficient_scope)."
+            ),
+            McpError::Authorization { message } => write!(f, "Sign-in failed: {message}."),
         }
     }
 }

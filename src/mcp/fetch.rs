@@ -25,6 +25,7 @@ use web_sys::{
     AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response,
 };
 
+use super::auth::{Authorizer, Flow, Step, Tokens, ENTROPY_BYTES, MAX_AUTH_BODY_BYTES};
 use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
 use super::elicit::{Action, ElicitId, Form};
 use super::errors::McpError;
@@ -44,6 +45,13 @@ struct Timer {
 
 struct Inner {
     client: Client,
+    /// The settings the client was made with (a failed handshake gets a new client after sign-in).
+    config: Config,
+    /// The host's sign-in hooks, when it gave them.
+    auth: Option<AuthHooks>,
+    /// While a sign-in runs: the resolvers of the operations waiting for it (one sign-in window
+    /// at a time; the others retry with its token).
+    signing_in: Option<Vec<Function>>,
     controllers: HashMap<ExchangeId, AbortController>,
     outcomes: HashMap<OpId, Result<OpResult, McpError>>,
     waiters: HashMap<OpId, Function>,
@@ -349,6 +357,135 @@ async fn run_fetch(
     Ok(())
 }
 
+/// The host's sign-in hooks (`connect(url, {auth})`): the authorization core's state, the
+/// `redirect(authorizationUrl) → Promise<callbackUrl>` hook, and the token storage the host passed
+/// (none: tokens live only in this object's memory).
+pub struct AuthHooks {
+    /// Tokens, registrations and configuration (sans-I/O).
+    pub authorizer: Authorizer,
+    /// `redirect(authorizationUrl) → callbackUrl | Promise<callbackUrl>`.
+    pub redirect: Function,
+    /// `{get(key), set(key, value)}` (each may return a promise), keyed by the server URL; values
+    /// are JSON text. Only when the host passed it.
+    pub storage: Option<JsValue>,
+}
+
+/// `crypto.getRandomValues`: the flow's PKCE verifier and `state` (Window, Worker, Node ≥ 19).
+fn random_entropy() -> Result<[u8; ENTROPY_BYTES], McpError> {
+    let fail = || McpError::Authorization {
+        message: "this environment has no crypto.getRandomValues() for the sign-in".into(),
+    };
+    let crypto =
+        Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).map_err(|_| fail())?;
+    let get: Function = Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))
+        .map_err(|_| fail())?
+        .dyn_into()
+        .map_err(|_| fail())?;
+    let bytes = Uint8Array::new_with_length(ENTROPY_BYTES as u32);
+    get.call1(&crypto, &bytes).map_err(|_| fail())?;
+    let mut out = [0u8; ENTROPY_BYTES];
+    bytes.copy_to(&mut out);
+    Ok(out)
+}
+
+/// A whole small answer (metadata, registration, token): status, headers, body. Redirects are
+/// not followed (the core sees the 3xx as a refusal).
+async fn fetch_all(request: &HttpRequest) -> Result<(u16, Vec<(String, String)>, Vec<u8>), String> {
+    let init = RequestInit::new();
+    init.set_method(request.method.as_str());
+    let headers = Headers::new().map_err(|e| js_text(&e))?;
+    for (k, v) in &request.headers {
+        headers.append(k, v).map_err(|e| js_text(&e))?;
+    }
+    init.set_headers(&headers);
+    if !request.body.is_empty() {
+        init.set_body(&Uint8Array::from(request.body.as_slice()).into());
+    }
+    Reflect::set(
+        &init,
+        &JsValue::from_str("redirect"),
+        &JsValue::from_str("manual"),
+    )
+    .map_err(|e| js_text(&e))?;
+    let global = js_sys::global();
+    let fetch = global_fn("fetch").ok_or_else(|| "this environment has no fetch()".to_string())?;
+    let promise: Promise = fetch
+        .call2(&global, &JsValue::from_str(&request.url), &init)
+        .map_err(|e| js_text(&e))?
+        .dyn_into()
+        .map_err(|_| "fetch() did not return a promise".to_string())?;
+    let response: Response = JsFuture::from(promise)
+        .await
+        .map_err(|e| js_text(&e))?
+        .dyn_into()
+        .map_err(|_| "fetch() did not resolve to a Response".to_string())?;
+    let mut head = Vec::new();
+    if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
+        for entry in entries.flatten() {
+            let pair: js_sys::Array = entry.unchecked_into();
+            head.push((
+                pair.get(0).as_string().unwrap_or_default(),
+                pair.get(1).as_string().unwrap_or_default(),
+            ));
+        }
+    }
+    let too_large = super::headers::header_value(&head, "content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .is_some_and(|n| n > MAX_AUTH_BODY_BYTES);
+    if too_large {
+        return Ok((response.status(), head, vec![0; MAX_AUTH_BODY_BYTES + 1]));
+    }
+    let buffer = JsFuture::from(response.array_buffer().map_err(|e| js_text(&e))?)
+        .await
+        .map_err(|e| js_text(&e))?;
+    Ok((response.status(), head, Uint8Array::new(&buffer).to_vec()))
+}
+
+/// Awaits a host hook's answer (a value or a promise).
+async fn settled(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
+    JsFuture::from(Promise::resolve(&value?)).await
+}
+
+/// Drives one authorization flow: requests over `fetch`, the authorization URL to the host's
+/// `redirect` hook. Everything it decides is the core's (`mcp::auth::Flow`).
+async fn drive_flow(flow: &mut Flow, redirect: &Function) -> Result<Tokens, McpError> {
+    loop {
+        match flow.step() {
+            Step::Send(request) => match fetch_all(&request).await {
+                Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
+                Err(detail) => flow.handle_network_error(&detail),
+            },
+            Step::Redirect(url) => {
+                let answer =
+                    settled(redirect.call1(&JsValue::NULL, &JsValue::from_str(&url))).await;
+                let callback = answer.ok().and_then(|v| {
+                    v.as_string().or_else(|| {
+                        // A URL object.
+                        v.is_object()
+                            .then(|| {
+                                js_sys::JSON::stringify(&v)
+                                    .ok()
+                                    .and_then(|s| s.as_string())
+                                    .map(|s| s.trim_matches('"').to_string())
+                            })
+                            .flatten()
+                    })
+                });
+                match callback {
+                    Some(c) => flow.handle_callback(&c),
+                    None => {
+                        return Err(McpError::Authorization {
+                            message: "the sign-in window was closed or gave no answer".into(),
+                        })
+                    }
+                }
+            }
+            Step::Done(tokens) => return Ok(*tokens),
+            Step::Failed(e) => return Err(e),
+        }
+    }
+}
+
 impl FetchClient {
     /// A client for `config`; refuses an unusable or insecure URL before any request. When
     /// `config.origin` is empty, the page's `location.origin` is used (Window and Worker; none in Node).
@@ -361,10 +498,13 @@ impl FetchClient {
                 .and_then(|o| o.as_string())
                 .filter(|o| o.starts_with("http"));
         }
-        let client = Client::new(config)?;
+        let client = Client::new(config.clone())?;
         Ok(FetchClient {
             inner: Rc::new(RefCell::new(Inner {
                 client,
+                config,
+                auth: None,
+                signing_in: None,
                 controllers: HashMap::new(),
                 outcomes: HashMap::new(),
                 waiters: HashMap::new(),
@@ -394,10 +534,141 @@ impl FetchClient {
             .unwrap_or(Err(McpError::Closed))
     }
 
+    /// Gives the host's sign-in hooks (before `connect`); tokens the authorizer already holds
+    /// (restored from the host's storage) are used from the first request.
+    pub fn set_auth(&self, hooks: AuthHooks) {
+        let mut i = self.inner.borrow_mut();
+        if let Some(token) = hooks.authorizer.access_token() {
+            if i.config.token.is_none() {
+                i.config.token = Some(token.to_string());
+                i.client.set_token(Some(token.to_string()));
+            }
+        }
+        i.auth = Some(hooks);
+    }
+
+    /// After an operation failed with `error`: signs in when it is a 401 or a 403
+    /// `insufficient_scope` and the host gave hooks (the core decides whether and how often).
+    /// `Ok(true)`: run the operation again with the new token.
+    async fn sign_in(&self, error: &McpError, attempt: u32) -> Result<bool, McpError> {
+        if !Authorizer::wants(error) || self.inner.borrow().auth.is_none() {
+            return Ok(false);
+        }
+        if self.inner.borrow().signing_in.is_some() {
+            // Another operation is signing in: wait for it, then retry with its token.
+            let inner = self.inner.clone();
+            let promise = Promise::new(&mut |resolve, _reject| {
+                if let Some(waiters) = inner.borrow_mut().signing_in.as_mut() {
+                    waiters.push(resolve);
+                } else {
+                    let _ = resolve.call0(&JsValue::NULL);
+                }
+            });
+            let _ = JsFuture::from(promise).await;
+            return Ok(attempt + 1 < super::auth::MAX_FLOWS_PER_OPERATION);
+        }
+        self.inner.borrow_mut().signing_in = Some(Vec::new());
+        let outcome = self.sign_in_now(attempt).await;
+        let waiters = self
+            .inner
+            .borrow_mut()
+            .signing_in
+            .take()
+            .unwrap_or_default();
+        for w in waiters {
+            let _ = w.call0(&JsValue::NULL);
+        }
+        outcome
+    }
+
+    /// One sign-in (see [`FetchClient::sign_in`]).
+    async fn sign_in_now(&self, attempt: u32) -> Result<bool, McpError> {
+        let challenge = self.inner.borrow_mut().client.take_auth_challenge();
+        let (status, header) = challenge.unwrap_or((401, None));
+        let entropy = random_entropy()?;
+        let (mut flow, redirect) = {
+            let mut i = self.inner.borrow_mut();
+            let Some(a) = i.auth.as_mut() else {
+                return Ok(false);
+            };
+            let flow = a
+                .authorizer
+                .begin(status, header.as_deref(), attempt, &entropy)?;
+            (flow, a.redirect.clone())
+        };
+        let tokens = drive_flow(&mut flow, &redirect).await?;
+        let saved = {
+            let mut i = self.inner.borrow_mut();
+            let Inner {
+                client,
+                auth,
+                config,
+                ..
+            } = &mut *i;
+            let Some(a) = auth.as_mut() else {
+                return Ok(false);
+            };
+            a.authorizer.complete(tokens);
+            let token = a.authorizer.access_token().map(str::to_string);
+            if client.server_info().is_none() {
+                // The handshake itself was refused: a new client, with the token from the start.
+                let mut c = config.clone();
+                c.token = token;
+                *client = Client::new(c)?;
+            } else {
+                client.set_token(token);
+            }
+            let json = a
+                .authorizer
+                .tokens()
+                .and_then(|t| serde_json::to_string(t).ok());
+            a.storage
+                .clone()
+                .zip(json)
+                .map(|(s, j)| (s, config.url.clone(), j))
+        };
+        if let Some((storage, key, json)) = saved {
+            let set = Reflect::get(&storage, &JsValue::from_str("set"))
+                .ok()
+                .and_then(|f| f.dyn_into::<Function>().ok());
+            if let Some(set) = set {
+                // A storage that fails does not undo the sign-in: the tokens stay in memory.
+                let stored = set.call2(
+                    &storage,
+                    &JsValue::from_str(&key),
+                    &JsValue::from_str(&json),
+                );
+                let _ = settled(stored).await;
+            }
+        }
+        Ok(true)
+    }
+
+    /// Starts an operation with `start` and waits for it, signing in and starting it again when
+    /// the server asks for authorization. `started` sees each operation id.
+    async fn run(
+        &self,
+        start: &dyn Fn(&mut Client, u64) -> OpId,
+        started: &dyn Fn(OpId),
+    ) -> Result<OpResult, McpError> {
+        let mut attempt = 0;
+        loop {
+            let op = start(&mut self.inner.borrow_mut().client, now_ms());
+            started(op);
+            let outcome = self.wait(op).await;
+            if let Err(e) = &outcome {
+                if self.sign_in(e, attempt).await? {
+                    attempt += 1;
+                    continue;
+                }
+            }
+            return outcome;
+        }
+    }
+
     /// Runs the handshake.
     pub async fn connect(&self) -> Result<ServerInfo, McpError> {
-        let op = self.inner.borrow_mut().client.connect(now_ms());
-        match self.wait(op).await? {
+        match self.run(&|c, now| c.connect(now), &|_| {}).await? {
             OpResult::Connected(info) => Ok(info),
             other => Err(McpError::server(format!("unexpected outcome {other:?}"))),
         }
@@ -405,8 +676,7 @@ impl FetchClient {
 
     /// Every tool of every `tools/list` page, raw.
     pub async fn list_tools(&self) -> Result<Vec<Value>, McpError> {
-        let op = self.inner.borrow_mut().client.list_tools(now_ms());
-        match self.wait(op).await? {
+        match self.run(&|c, now| c.list_tools(now), &|_| {}).await? {
             OpResult::Tools(t) => Ok(t),
             other => Err(McpError::server(format!("unexpected outcome {other:?}"))),
         }
@@ -414,8 +684,7 @@ impl FetchClient {
 
     /// `ping`.
     pub async fn ping(&self) -> Result<(), McpError> {
-        let op = self.inner.borrow_mut().client.ping(now_ms());
-        self.wait(op).await.map(|_| ())
+        self.run(&|c, now| c.ping(now), &|_| {}).await.map(|_| ())
     }
 
     /// Calls a tool; `on_progress` gets `(fraction, message)`; aborting `signal` cancels the call.
@@ -431,17 +700,14 @@ impl FetchClient {
         if signal.as_ref().is_some_and(AbortSignal::aborted) {
             return Err(McpError::Cancelled);
         }
-        let op = self
-            .inner
-            .borrow_mut()
-            .client
-            .call_tool(name, arguments, &options, now_ms());
-        if let Some(cb) = on_progress {
-            self.inner.borrow_mut().progress.insert(op, cb);
-        }
+        // The operation id changes when the call is started again after a sign-in: the abort
+        // listener and the progress callback follow the current one.
+        let current = Rc::new(std::cell::Cell::new(None::<OpId>));
+        let progress = on_progress.map(|p| Rc::new(RefCell::new(p)));
         let weak = Rc::downgrade(&self.inner);
+        let current_for_abort = current.clone();
         let on_abort = Closure::<dyn FnMut()>::new(move || {
-            if let Some(inner) = weak.upgrade() {
+            if let (Some(inner), Some(op)) = (weak.upgrade(), current_for_abort.get()) {
                 let now = now_ms();
                 inner.borrow_mut().client.cancel(op, now);
                 pump(&inner);
@@ -450,7 +716,24 @@ impl FetchClient {
         if let Some(s) = &signal {
             let _ = s.add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());
         }
-        let outcome = self.wait(op).await;
+        let inner = self.inner.clone();
+        let started = |op: OpId| {
+            current.set(Some(op));
+            if let Some(p) = &progress {
+                let p = p.clone();
+                let forward: ProgressFn = Box::new(move |f, m| (p.borrow_mut())(f, m));
+                inner.borrow_mut().progress.insert(op, forward);
+            }
+        };
+        let outcome = if signal.as_ref().is_some_and(AbortSignal::aborted) {
+            Err(McpError::Cancelled)
+        } else {
+            self.run(
+                &|c, now| c.call_tool(name, arguments.clone(), &options, now),
+                &started,
+            )
+            .await
+        };
         if let Some(s) = &signal {
             let _ =
                 s.remove_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref());

@@ -13,6 +13,7 @@
 //! - [`errors`]: user-facing errors.
 //! - [`elicit`]: elicitation forms (defaults, answers).
 //! - [`client`]: the state machine.
+//! - [`auth`]: the authorization flow (OAuth 2.1 + PKCE: metadata discovery, registration, tokens).
 //! - `fetch` (wasm32 only): the transport on the global `fetch`.
 //!
 //! Driving the core (what `fetch` does, and what the tests do with sockets or recordings):
@@ -44,6 +45,7 @@
 //! SDK peer (`tests/peers/setup.sh` first); `tests/peers/run_everything_tests.sh`,
 //! `run_conformance_suite.sh`, `run_wasm_node_tests.sh` and `run_wasm_browser_tests.sh` run the rest.
 
+pub mod auth;
 pub mod body;
 pub mod call;
 pub mod client;

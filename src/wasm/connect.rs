@@ -20,9 +20,11 @@ use crate::contract::discovery::{parse_tool_list, refuse_call, Toolbox};
 use crate::contract::result::{
     interpret_call_bytes, interpret_plain_bytes, PlainResult, ResultLimits,
 };
+use crate::contract::text::one_line;
+use crate::mcp::auth::{AuthConfig, Authorizer, Tokens};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
-use crate::mcp::fetch::FetchClient;
+use crate::mcp::fetch::{AuthHooks, FetchClient};
 use crate::mcp::version::ProtocolChoice;
 
 /// `clientInfo` override.
@@ -80,13 +82,87 @@ pub fn connect(
         .and_then(|f| f.dyn_into::<Function>().ok());
     let parsed: Result<ConnectOptions, JsError> =
         from_js_or_default(strip_functions(&options), "options");
+    let auth = auth_hooks(&options, &url);
     future_to_promise(async move {
         let options = match parsed {
             Ok(o) => o,
             Err(e) => return Err(e.into()),
         };
-        Ok(connect_inner(url, options, on_tools_changed, on_elicitation).await)
+        let auth = match auth {
+            Ok(a) => a,
+            Err(message) => return Ok(failure(&message)),
+        };
+        Ok(connect_inner(url, options, on_tools_changed, on_elicitation, auth).await)
     })
+}
+
+fn js_string(object: &JsValue, key: &str) -> Option<String> {
+    js_sys::Reflect::get(object, &JsValue::from_str(key))
+        .ok()
+        .and_then(|v| v.as_string())
+        .filter(|s| !s.is_empty())
+}
+
+/// `options.auth` → the core's sign-in configuration and the host's hooks (`redirect`, `tokens`
+/// storage); `Ok(None)` without `auth`. Tokens already in the storage are read when connecting.
+fn auth_hooks(
+    options: &JsValue,
+    url: &str,
+) -> Result<Option<(AuthHooks, Option<JsValue>)>, String> {
+    let auth =
+        js_sys::Reflect::get(options, &JsValue::from_str("auth")).unwrap_or(JsValue::UNDEFINED);
+    if auth.is_undefined() || auth.is_null() {
+        return Ok(None);
+    }
+    let redirect = js_sys::Reflect::get(&auth, &JsValue::from_str("redirect"))
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .ok_or("auth.redirect must be a function that opens the sign-in page and resolves to the callback URL.")?;
+    let metadata = js_sys::Reflect::get(&auth, &JsValue::from_str("clientMetadata"))
+        .ok()
+        .filter(JsValue::is_object)
+        .map(|m| {
+            serde_wasm_bindgen::from_value::<Value>(m)
+                .map_err(|e| format!("auth.clientMetadata: {}", one_line(&e.to_string())))
+        })
+        .transpose()?
+        .and_then(|v| v.as_object().cloned());
+    let redirect_uri = js_string(&auth, "redirectUri")
+        .or_else(|| {
+            metadata.as_ref().and_then(|m| m.get("redirect_uris")?.get(0)?.as_str().map(str::to_string))
+        })
+        .ok_or("auth.redirectUri (or auth.clientMetadata.redirect_uris) is needed: the page the sign-in comes back to.")?;
+    let config = AuthConfig {
+        redirect_uri,
+        client_id: js_string(&auth, "clientId"),
+        client_secret: js_string(&auth, "clientSecret"),
+        client_issuer: js_string(&auth, "clientIssuer"),
+        client_metadata_url: js_string(&auth, "clientMetadataUrl"),
+        assertion: js_string(&auth, "assertion"),
+        client_metadata: metadata,
+    };
+    let storage = js_sys::Reflect::get(&auth, &JsValue::from_str("tokens"))
+        .ok()
+        .filter(JsValue::is_object);
+    let hooks = AuthHooks {
+        authorizer: Authorizer::new(url.trim(), config),
+        redirect,
+        storage: storage.clone(),
+    };
+    Ok(Some((hooks, storage)))
+}
+
+/// Tokens the host's storage holds for `url` (anything unreadable is ignored: a new sign-in).
+async fn stored_tokens(storage: &JsValue, url: &str) -> Option<Tokens> {
+    let get = js_sys::Reflect::get(storage, &JsValue::from_str("get"))
+        .ok()?
+        .dyn_into::<Function>()
+        .ok()?;
+    let value = get.call1(storage, &JsValue::from_str(url)).ok()?;
+    let value = wasm_bindgen_futures::JsFuture::from(Promise::resolve(&value))
+        .await
+        .ok()?;
+    serde_json::from_str(&value.as_string()?).ok()
 }
 
 /// `serde-wasm-bindgen` cannot read functions: a copy of the options without them.
@@ -97,7 +173,8 @@ fn strip_functions(options: &JsValue) -> JsValue {
     let copy = Object::new();
     for key in Object::keys(options.unchecked_ref::<Object>()).iter() {
         if let Ok(value) = js_sys::Reflect::get(options, &key) {
-            if !value.is_function() {
+            // `auth` holds functions and the host's storage: read by `auth_hooks`.
+            if !value.is_function() && key.as_string().as_deref() != Some("auth") {
                 let _ = js_sys::Reflect::set(&copy, &key, &value);
             }
         }
@@ -110,6 +187,7 @@ async fn connect_inner(
     options: ConnectOptions,
     on_tools_changed: Option<Function>,
     on_elicitation: Option<Function>,
+    auth: Option<(AuthHooks, Option<JsValue>)>,
 ) -> JsValue {
     let mut config = Config::new(url.clone());
     config.elicitation = on_elicitation.is_some();
@@ -144,6 +222,15 @@ async fn connect_inner(
     };
     if let Some(hook) = on_elicitation {
         client.set_on_elicitation(Some(elicitation_hook(client.clone(), hook)));
+    }
+    if let Some((mut hooks, storage)) = auth {
+        if let Some(tokens) = match &storage {
+            Some(s) => stored_tokens(s, &url).await,
+            None => None,
+        } {
+            hooks.authorizer.restore(tokens);
+        }
+        client.set_auth(hooks);
     }
     let info = match client.connect().await {
         Ok(info) => info,

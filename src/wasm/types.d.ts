@@ -247,6 +247,37 @@ export interface ConnectOptions {
    *  `input_required` results). Only when given is the `elicitation` capability declared; without it,
    *  every elicitation is declined at once. Fields the answer leaves out get the schema's defaults. */
   onElicitation?: (request: ElicitationRequest) => ElicitationAnswer | Promise<ElicitationAnswer>;
+  /** Sign in when the server asks for it (HTTP 401, or 403 insufficient_scope): the MCP authorization
+   *  flow (OAuth 2.1 + PKCE). Without it, a 401 fails with "needs a token". */
+  auth?: AuthOptions;
+}
+
+/** How this page signs in to servers that use the MCP authorization flow. The package keeps tokens in
+ *  memory only, unless `tokens` is given; it never puts a token in a URL, a log or an error. */
+export interface AuthOptions {
+  /** Opens `authorizationUrl` (a popup, or the page itself) and resolves to the URL the authorization
+   *  server sent the browser back to (the callback page's `location.href`). Reject when the user gives up. */
+  redirect: (authorizationUrl: string) => string | Promise<string>;
+  /** The callback page's URL (default: `clientMetadata.redirect_uris[0]`). */
+  redirectUri?: string;
+  /** A pre-registered client ID (with `clientSecret` when it has one), for `clientIssuer` (default: any). */
+  clientId?: string;
+  clientSecret?: string;
+  clientIssuer?: string;
+  /** A workload identity JWT (RFC 7523 assertion), for servers without user sign-in (Node workloads). */
+  assertion?: string;
+  /** The HTTPS URL of this page's client ID metadata document, used where the server supports them. */
+  clientMetadataUrl?: string;
+  /** Client metadata (RFC 7591) for dynamic registration; the package fills in what is missing. */
+  clientMetadata?: Record<string, unknown>;
+  /** Token storage, keyed by the server URL; values are opaque JSON text. Default: memory only. */
+  tokens?: TokenStorage;
+}
+
+/** Storage the host trusts with tokens (e.g. sessionStorage behind its own policy). */
+export interface TokenStorage {
+  get(key: string): string | null | undefined | Promise<string | null | undefined>;
+  set(key: string, value: string): void | Promise<void>;
 }
 
 /** A server's request for user input (untrusted text): show `message` and a form for `requestedSchema`

@@ -2,7 +2,9 @@
 // the web build initialised from its .wasm bytes, connect() over Node's global fetch. A thin host, like
 // Builder: it reads the scenario (MCP_CONFORMANCE_SCENARIO) and its context (MCP_CONFORMANCE_CONTEXT),
 // picks the tools and arguments a user would, answers elicitations like a user who accepts the form as
-// shown, and nothing else; every protocol behaviour is the package's. The protocol mode comes from
+// shown, signs in like a user who agrees at once (its `redirect` hook follows the mock authorization
+// server's redirect as the browser would and hands back the callback URL), and nothing else; every
+// protocol and authorization behaviour is the package's. The protocol mode comes from
 // MBC_CONFORMANCE_PROTOCOL (legacy | auto | modern; set by tests/peers/run_conformance_suite.sh).
 // The suite appends the mock server's URL; its checks decide pass or fail. Exit 1 when the host could
 // not finish its script (the suite reports it).
@@ -16,9 +18,34 @@ const protocol = process.env.MBC_CONFORMANCE_PROTOCOL || undefined;
 const log = (...a) => console.error(`[${scenario}]`, ...a);
 
 await init({ module_or_path: readFileSync(new URL("../../pkg/megane_builder_client_bg.wasm", import.meta.url)) });
+// Sign-in settings of the host: the scenario's pre-registered client when it gives one, a client ID
+// metadata document URL (used where the server supports them), dynamic registration otherwise; tokens
+// kept in a storage of the host's (as a page would in sessionStorage), to check reuse below.
+const stored = new Map();
+let redirects = 0;
+const auth = {
+  redirectUri: "http://localhost:3000/callback",
+  clientId: context.client_id,
+  clientSecret: context.client_secret,
+  clientIssuer: context.issuer,
+  assertion: context.valid_jwt,
+  clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
+  clientMetadata: { client_name: "megane-builder-client-conformance" },
+  tokens: { get: async (key) => stored.get(key), set: async (key, value) => void stored.set(key, value) },
+  redirect: async (authorizationUrl) => {
+    redirects++;
+    // Like a browser, one more try when a kept-alive connection was being closed under it.
+    const answer = await fetch(authorizationUrl, { redirect: "manual" })
+      .catch(() => fetch(authorizationUrl, { redirect: "manual" }));
+    const location = answer.headers.get("location");
+    if (!location) throw new Error(`the authorization endpoint answered HTTP ${answer.status} without a redirect`);
+    return new URL(location, authorizationUrl).href;
+  },
+};
 const server = await connect(url, {
   protocol,
   clientInfo: { name: "megane-builder-client-conformance" },
+  auth,
   // A user who accepts the form with what it shows (the server's defaults).
   onElicitation: async (request) => {
     log(`elicitation (${request.mode}): ${request.message}`);
@@ -27,7 +54,9 @@ const server = await connect(url, {
 });
 if (!server.ok) {
   log(`connect: ${server.error}`);
-  process.exit(1);
+  // A refused sign-in ends the host's script as it should (the scenario checks the refusal).
+  if (server.error.startsWith("Sign-in failed:")) console.log("mbc-conformance-driver: finished");
+  process.exit(server.error.startsWith("Sign-in failed:") ? 0 : 1);
 }
 log(`connected: ${server.serverName} ${server.protocolVersion}; notices: ${JSON.stringify(server.notices)}`);
 const tools = [...server.toolbox.buttons, ...server.toolbox.plainTools];
@@ -72,5 +101,18 @@ if (scenario === "json-schema-2020-12-preservation") {
 }
 for (const [name, args] of plan) await call(name, args);
 await server.close();
+// A host that connects again (a page reload) with its token storage signs in no more: the stored
+// token is sent from the first request.
+if (scenario === "auth/metadata-default") {
+  const before = redirects;
+  const again = await connect(url, { protocol, auth });
+  const token = JSON.parse(stored.get(url) ?? "{}").access_token;
+  if (!again.ok || redirects !== before || !token) {
+    log(`reconnect with stored tokens: ${again.ok ? `${redirects - before} more sign-ins` : again.error}`);
+    process.exit(1);
+  }
+  log("reconnected with the stored token, no new sign-in");
+  await again.close();
+}
 // The gate (tests/peers/conformance_gate.mjs) looks for this line: the host finished its script.
 console.log("mbc-conformance-driver: finished");

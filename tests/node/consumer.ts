@@ -117,6 +117,18 @@ export async function useServers(url: string, token: string): Promise<string[]> 
   const lines: string[] = [];
   const remote = await connect(url, { token, protocol: "auto", serverId: "lab", onToolsChanged: (t: Toolbox) => lines.push(t.buttons.length.toString()) });
   if (!remote.ok) return [remote.error];
+  // Signing in (issue 13): the host's popup hook and its own token storage.
+  const kept = new Map<string, string>();
+  const signedIn = await connect(url, {
+    auth: {
+      redirect: async (authorizationUrl: string): Promise<string> => authorizationUrl,
+      redirectUri: "https://page.example/callback.html",
+      clientMetadataUrl: "https://page.example/client.json",
+      tokens: { get: (key: string) => kept.get(key), set: (key: string, value: string) => void kept.set(key, value) },
+    },
+  });
+  if (!signedIn.ok) lines.push(signedIn.error);
+  else await signedIn.close();
   const server: ToolServer = remote;
   lines.push(server.serverName, server.serverVersion ?? "", server.protocolVersion, server.url, server.instructions ?? "", ...server.notices);
   const offline: OfflineToolServer = offlineTools({ serverId: "offline" });

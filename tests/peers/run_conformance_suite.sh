@@ -4,7 +4,9 @@
 # namespace with only loopback, then gates the results strictly (tests/peers/conformance_gate.mjs, known
 # failures in tests/peers/conformance-known-failures.txt). Prints the per-scenario table and the time.
 # Usage: tests/peers/run_conformance_suite.sh <suite-version> <spec-version> <client> <protocol>
-#   suite-version: 0.1.16 | 0.2.0-alpha.12      spec-version: 2025-11-25 | 2026-07-28
+#   suite-version: 0.1.16 | 0.2.0-alpha.12      spec-version: 2025-11-25 | 2026-07-28 | … | all (no version
+#   filter: every scenario, the [extension] ones included) | extensions (`--suite extensions`: the
+#   [extension] auth/* scenarios)
 #   client: node (the built package, tests/node/conformance-client.mjs; needs pkg/) | core (the sans-I/O
 #   core driven natively, tests/mcp_conformance_client.rs)      protocol: legacy | auto | modern
 #        tests/peers/run_conformance_suite.sh --install   (what scripts/setup.sh runs: Node 22 and both suites)
@@ -40,15 +42,21 @@ case "$client" in
     *) echo "unknown client $client"; exit 2 ;;
 esac
 leg="$suite $spec $client/$protocol"
+specargs="--spec-version $spec" suitename=all
+case "$spec" in all) specargs="" ;; extensions) specargs="" suitename=extensions ;; esac
 out="$root/target/conformance-suite/$suite-$spec-$client-$protocol"
 rm -rf "$out" && mkdir -p "$out/results"
-"$node" "$cli" list --client --spec-version "$spec" > "$out/scenarios.txt"
+if [ "$suitename" = extensions ]; then
+    "$node" "$cli" list --client | grep -E '^Client scenarios|^  - auth/.*\[extension\]$' > "$out/scenarios.txt"
+else
+    "$node" "$cli" list --client $specargs > "$out/scenarios.txt"
+fi
 start=$(date +%s%N)
 # The suite's exit status is not trusted either way: the gate reads its summary and every checks.json.
 MBC_CONFORMANCE_PROTOCOL="$protocol" unshare -n sh -c '
     ip link set lo up
     cd "'"$out"'"
-    "'"$node"'" "'"$cli"'" client --command "'"$command"'" --suite all --spec-version "'"$spec"'" \
+    "'"$node"'" "'"$cli"'" client --command "'"$command"'" --suite '"$suitename"' '"$specargs"' \
         --output-dir "'"$out"'/results" > suite.txt 2>&1 || true
 '
 ms=$(( ($(date +%s%N) - start) / 1000000 ))

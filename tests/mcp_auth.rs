@@ -1,0 +1,651 @@
+//! The sans-I/O authorization core (`mcp::auth`): challenge parsing, metadata locations, and the
+//! flow's decisions fed with authorization-server answers. The same core passes every `auth/*`
+//! scenario of the official conformance suite (tests/peers/run_conformance_suite.sh); these tests
+//! pin the refusals and the request contents one by one, and the answers they feed are the
+//! faults no real server produces on demand.
+#![cfg(not(target_arch = "wasm32"))]
+
+use base64::Engine;
+use megane_builder_client::mcp::auth::{
+    challenge, urls, AuthConfig, Authorizer, Flow, Step, Tokens, ENTROPY_BYTES,
+    MAX_FLOWS_PER_OPERATION,
+};
+use megane_builder_client::mcp::{HttpRequest, McpError, Method};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+const SERVER: &str = "https://mcp.example.com/mcp";
+const ISSUER: &str = "https://auth.example.com";
+const CALLBACK: &str = "https://page.example.com/callback.html";
+const ENTROPY: [u8; ENTROPY_BYTES] = [7; ENTROPY_BYTES];
+
+fn config() -> AuthConfig {
+    AuthConfig {
+        redirect_uri: CALLBACK.into(),
+        ..AuthConfig::default()
+    }
+}
+
+fn as_meta(extra: Value) -> Value {
+    let mut m = json!({
+        "issuer": ISSUER,
+        "authorization_endpoint": format!("{ISSUER}/authorize"),
+        "token_endpoint": format!("{ISSUER}/token"),
+        "registration_endpoint": format!("{ISSUER}/register"),
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": ["none"],
+    });
+    for (k, v) in extra.as_object().unwrap() {
+        if v.is_null() {
+            m.as_object_mut().unwrap().remove(k);
+        } else {
+            m[k] = v.clone();
+        }
+    }
+    m
+}
+
+fn send(flow: &mut Flow) -> HttpRequest {
+    match flow.step() {
+        Step::Send(r) => r,
+        other => panic!("expected a request, got {other:?}"),
+    }
+}
+
+fn answer(flow: &mut Flow, status: u16, body: &Value) {
+    flow.handle_response(status, &[], body.to_string().as_bytes());
+}
+
+fn failed(flow: &mut Flow) -> String {
+    match flow.step() {
+        Step::Failed(e @ McpError::Authorization { .. }) => e.to_string(),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+fn query(url: &str, key: &str) -> Option<String> {
+    urls::query_pairs(url)
+        .into_iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v)
+}
+
+fn form(req: &HttpRequest) -> Vec<(String, String)> {
+    urls::query_pairs(&format!("?{}", String::from_utf8_lossy(&req.body)))
+}
+
+/// Runs a flow from a 401 with `header` to the authorization URL (registering dynamically when
+/// the flow asks to).
+fn authorization_url(
+    auth: &mut Authorizer,
+    header: &str,
+    prm: Value,
+    meta: Value,
+) -> (Flow, String) {
+    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm, meta);
+    match flow.step() {
+        Step::Send(r) if r.url.ends_with("/register") => {
+            answer(&mut flow, 201, &json!({"client_id": "dyn-client"}));
+            match flow.step() {
+                Step::Redirect(u) => (flow, u),
+                other => panic!("{other:?}"),
+            }
+        }
+        Step::Redirect(u) => (flow, u),
+        other => panic!("{other:?}"),
+    }
+}
+
+fn answer_metadata(flow: &mut Flow, prm: Value, meta: Value) {
+    let r = send(flow);
+    assert_eq!(r.method, Method::Get);
+    assert!(r.url.contains("oauth-protected-resource"), "{}", r.url);
+    answer(flow, 200, &prm);
+    let r = send(flow);
+    assert!(r.url.contains("/.well-known/"), "{}", r.url);
+    answer(flow, 200, &meta);
+}
+
+fn prm(extra: Value) -> Value {
+    let mut p = json!({"resource": SERVER, "authorization_servers": [ISSUER]});
+    for (k, v) in extra.as_object().unwrap() {
+        p[k] = v.clone();
+    }
+    p
+}
+
+fn callback(url: &str, extra: &str) -> String {
+    let state = query(url, "state").unwrap();
+    format!("{CALLBACK}?code=the-code&state={state}{extra}")
+}
+
+#[test]
+fn challenge_parsing() {
+    let c = challenge::parse(
+        r#"Basic realm="x", Bearer error="insufficient_scope", scope="mcp:read  mcp:write", resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", error_description="a \"quoted\" text""#,
+    )
+    .unwrap();
+    assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
+    assert!(c.insufficient_scope());
+    assert_eq!(
+        c.scope,
+        Some(vec!["mcp:read".to_string(), "mcp:write".to_string()])
+    );
+    assert_eq!(
+        c.resource_metadata.as_deref(),
+        Some("https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+    );
+    // Parameter names are case-insensitive; token values work unquoted.
+    let c = challenge::parse("bearer ERROR=invalid_token").unwrap();
+    assert_eq!(c.error.as_deref(), Some("invalid_token"));
+    assert_eq!(challenge::parse("Basic realm=\"x\""), None);
+    assert_eq!(
+        challenge::parse("Bearer").unwrap(),
+        challenge::Challenge::default()
+    );
+    // A truncated quoted string ends parsing without a panic.
+    let c = challenge::parse("Bearer scope=\"a b").unwrap();
+    assert_eq!(c.scope, None);
+}
+
+#[test]
+fn metadata_locations_in_the_specification_order() {
+    assert_eq!(
+        urls::prm_candidates("https://mcp.example.com/public/mcp"),
+        [
+            "https://mcp.example.com/.well-known/oauth-protected-resource/public/mcp",
+            "https://mcp.example.com/.well-known/oauth-protected-resource"
+        ]
+    );
+    assert_eq!(
+        urls::prm_candidates("http://127.0.0.1:8765"),
+        ["http://127.0.0.1:8765/.well-known/oauth-protected-resource"]
+    );
+    assert_eq!(
+        urls::as_metadata_candidates("https://auth.example.com/tenant1"),
+        [
+            "https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+            "https://auth.example.com/.well-known/openid-configuration/tenant1",
+            "https://auth.example.com/tenant1/.well-known/openid-configuration"
+        ]
+    );
+    assert_eq!(
+        urls::as_metadata_candidates("https://auth.example.com"),
+        [
+            "https://auth.example.com/.well-known/oauth-authorization-server",
+            "https://auth.example.com/.well-known/openid-configuration"
+        ]
+    );
+}
+
+#[test]
+fn resource_coverage_and_secure_urls() {
+    assert!(urls::resource_covers("https://mcp.example.com/mcp", SERVER));
+    assert!(urls::resource_covers("https://mcp.example.com", SERVER));
+    assert!(urls::resource_covers("https://MCP.example.com/", SERVER));
+    assert!(!urls::resource_covers(
+        "https://evil.example.com/mcp",
+        SERVER
+    ));
+    assert!(!urls::resource_covers("https://mcp.example.com/mc", SERVER));
+    assert!(!urls::resource_covers("http://mcp.example.com/mcp", SERVER));
+    assert!(urls::secure("https://a.example/x"));
+    assert!(urls::secure("http://localhost:3000/cb"));
+    assert!(urls::secure("http://127.0.0.1/cb"));
+    assert!(!urls::secure("http://auth.example.com/token"));
+    assert!(!urls::secure("https://user:pw@auth.example.com/"));
+    assert!(!urls::secure("javascript:alert(1)"));
+}
+
+#[test]
+fn full_flow_with_dynamic_registration_pkce_resource_and_scopes() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let header = r#"Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="mcp:basic""#;
+    let (mut flow, url) = authorization_url(
+        &mut auth,
+        header,
+        prm(json!({"scopes_supported": ["mcp:other"]})),
+        as_meta(json!({"scopes_supported": ["mcp:basic", "offline_access"]})),
+    );
+    assert!(url.starts_with(&format!("{ISSUER}/authorize?")));
+    assert_eq!(query(&url, "response_type").as_deref(), Some("code"));
+    assert_eq!(query(&url, "client_id").as_deref(), Some("dyn-client"));
+    assert_eq!(query(&url, "redirect_uri").as_deref(), Some(CALLBACK));
+    assert_eq!(
+        query(&url, "code_challenge_method").as_deref(),
+        Some("S256")
+    );
+    assert_eq!(query(&url, "resource").as_deref(), Some(SERVER));
+    // The challenge's scope (not the metadata's), and offline_access because the server lists it.
+    assert_eq!(
+        query(&url, "scope").as_deref(),
+        Some("mcp:basic offline_access")
+    );
+    let state = query(&url, "state").unwrap();
+    assert!(state.len() >= 20);
+    flow.handle_callback(&callback(&url, &format!("&iss={}", urlenc(ISSUER))));
+    let token_req = send(&mut flow);
+    assert_eq!(token_req.url, format!("{ISSUER}/token"));
+    assert_eq!(token_req.header("Authorization"), None);
+    let f = form(&token_req);
+    let get = |k: &str| f.iter().find(|(x, _)| x == k).map(|(_, v)| v.clone());
+    assert_eq!(get("grant_type").as_deref(), Some("authorization_code"));
+    assert_eq!(get("code").as_deref(), Some("the-code"));
+    assert_eq!(get("client_id").as_deref(), Some("dyn-client"));
+    assert_eq!(get("resource").as_deref(), Some(SERVER));
+    let verifier = get("code_verifier").unwrap();
+    let expected = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(Sha256::digest(verifier.as_bytes()));
+    assert_eq!(query(&url, "code_challenge"), Some(expected));
+    answer(
+        &mut flow,
+        200,
+        &json!({"access_token": "AT-1", "token_type": "bearer", "refresh_token": "RT-1"}),
+    );
+    let Step::Done(tokens) = flow.step() else {
+        panic!()
+    };
+    assert_eq!(tokens.access_token, "AT-1");
+    assert!(!format!("{tokens:?}").contains("AT-1"));
+    auth.complete(*tokens);
+    assert_eq!(auth.access_token(), Some("AT-1"));
+}
+
+fn urlenc(s: &str) -> String {
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+#[test]
+fn refusals_are_one_line_and_name_the_problem() {
+    let header = "Bearer scope=\"s\"";
+    // A resource that is not this server: refused before any authorization server is contacted.
+    let mut auth = Authorizer::new(SERVER, config());
+    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &json!({"resource": "https://evil.example.com/mcp", "authorization_servers": [ISSUER]}),
+    );
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("another resource") && m.contains("evil.example.com"),
+        "{m}"
+    );
+    // No S256.
+    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+    send(&mut flow);
+    answer(&mut flow, 200, &prm(json!({})));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &as_meta(json!({"code_challenge_methods_supported": ["plain"]})),
+    );
+    assert!(failed(&mut flow).contains("PKCE with S256"));
+    // Metadata whose issuer is not the one asked for.
+    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+    send(&mut flow);
+    answer(&mut flow, 200, &prm(json!({})));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &as_meta(json!({"issuer": "https://attacker.example.com"})),
+    );
+    assert!(failed(&mut flow).contains("RFC 8414"));
+    // Plain-http endpoints off loopback.
+    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+    send(&mut flow);
+    answer(&mut flow, 200, &prm(json!({})));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &as_meta(json!({"token_endpoint": "http://auth.example.com/token"})),
+    );
+    assert!(failed(&mut flow).contains("not https"));
+    // No registration possible.
+    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+    send(&mut flow);
+    answer(&mut flow, 200, &prm(json!({})));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &as_meta(json!({"registration_endpoint": null})),
+    );
+    assert!(failed(&mut flow).contains("configure a client ID"));
+}
+
+/// Makes the callback URL from the authorization URL.
+type Callback = Box<dyn Fn(&str) -> String>;
+
+#[test]
+fn callback_checks_state_iss_and_errors() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let meta = as_meta(json!({"authorization_response_iss_parameter_supported": true}));
+    let cases: Vec<(Callback, &str)> = vec![
+        (
+            Box::new(|u| callback(u, "&iss=https%3A%2F%2Fevil.example.com")),
+            "RFC 9207",
+        ),
+        (
+            Box::new(|u| callback(u, "&iss=https%3A%2F%2Fauth.example.com%2F")),
+            "RFC 9207",
+        ),
+        (Box::new(|u| callback(u, "")), "lacks the issuer"),
+        (
+            Box::new(|_| format!("{CALLBACK}?code=c&state=forged&iss={}", urlenc(ISSUER))),
+            "state mismatch",
+        ),
+        (
+            Box::new(|u| format!("{}&state=again", callback(u, ""))),
+            "repeats a parameter",
+        ),
+        (
+            Box::new(|u| callback(u, "&error=access_denied&error_description=no%0Away")),
+            "access_denied: no",
+        ),
+        (
+            Box::new(|u| callback(u, "").replace(CALLBACK, "https://other.example.com/cb")),
+            "other than this page",
+        ),
+    ];
+    for (make, expected) in cases {
+        let (mut flow, url) = authorization_url(&mut auth, "Bearer", prm(json!({})), meta.clone());
+        flow.handle_callback(&make(&url));
+        let m = failed(&mut flow);
+        assert!(m.contains(expected), "{m} (expected {expected})");
+        assert!(!m.contains('\n'));
+    }
+    // Not advertised and absent: accepted.
+    let (mut flow, url) =
+        authorization_url(&mut auth, "Bearer", prm(json!({})), as_meta(json!({})));
+    flow.handle_callback(&callback(&url, ""));
+    assert!(matches!(flow.step(), Step::Send(r) if r.url.ends_with("/token")));
+}
+
+#[test]
+fn client_identity_preregistered_cimd_and_secret_methods() {
+    // Pre-registered with a secret, server takes client_secret_post only.
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_id: Some("pre id".into()),
+            client_secret: Some("s3cret:x".into()),
+            ..config()
+        },
+    );
+    let meta = as_meta(
+        json!({"token_endpoint_auth_methods_supported": ["client_secret_post"], "registration_endpoint": null}),
+    );
+    let (mut flow, url) = authorization_url(&mut auth, "Bearer", prm(json!({})), meta);
+    assert_eq!(query(&url, "client_id").as_deref(), Some("pre id"));
+    flow.handle_callback(&callback(&url, ""));
+    let r = send(&mut flow);
+    let f = form(&r);
+    assert!(f.contains(&("client_secret".into(), "s3cret:x".into())));
+    assert_eq!(r.header("Authorization"), None);
+    // The same with client_secret_basic: form-encoded id and secret, base64 (RFC 6749 §2.3.1).
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_id: Some("pre id".into()),
+            client_secret: Some("s3cret:x".into()),
+            ..config()
+        },
+    );
+    let meta = as_meta(json!({"token_endpoint_auth_methods_supported": ["client_secret_basic"]}));
+    let (mut flow, url) = authorization_url(&mut auth, "Bearer", prm(json!({})), meta);
+    flow.handle_callback(&callback(&url, ""));
+    let r = send(&mut flow);
+    let expected = base64::engine::general_purpose::STANDARD.encode("pre+id:s3cret%3Ax");
+    assert_eq!(
+        r.header("Authorization"),
+        Some(format!("Basic {expected}").as_str())
+    );
+    assert!(!String::from_utf8_lossy(&r.body).contains("s3cret"));
+    // A client ID metadata document where the server supports them (no registration request).
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_metadata_url: Some("https://page.example.com/client.json".into()),
+            ..config()
+        },
+    );
+    let meta = as_meta(json!({"client_id_metadata_document_supported": true}));
+    let (_, url) = authorization_url(&mut auth, "Bearer", prm(json!({})), meta);
+    assert_eq!(
+        query(&url, "client_id").as_deref(),
+        Some("https://page.example.com/client.json")
+    );
+}
+
+fn signed_in(auth: &mut Authorizer, scope: &str, refresh: Option<&str>) -> Tokens {
+    let (mut flow, url) = authorization_url(
+        auth,
+        &format!("Bearer scope=\"{scope}\""),
+        prm(json!({})),
+        as_meta(json!({})),
+    );
+    flow.handle_callback(&callback(&url, ""));
+    send(&mut flow);
+    let mut t = json!({"access_token": "AT", "token_type": "Bearer"});
+    if let Some(r) = refresh {
+        t["refresh_token"] = json!(r);
+    }
+    answer(&mut flow, 200, &t);
+    let Step::Done(tokens) = flow.step() else {
+        panic!()
+    };
+    auth.complete(*tokens.clone());
+    *tokens
+}
+
+#[test]
+fn step_up_unites_scopes_and_stops_at_the_limit() {
+    let mut auth = Authorizer::new(SERVER, config());
+    signed_in(&mut auth, "mcp:basic", None);
+    let header = r#"Bearer error="insufficient_scope", scope="mcp:write""#;
+    let mut flow = auth.begin(403, Some(header), 1, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), as_meta(json!({})));
+    // The registration made for this issuer is reused: straight to the authorization URL.
+    let Step::Redirect(url) = flow.step() else {
+        panic!()
+    };
+    assert_eq!(query(&url, "client_id").as_deref(), Some("dyn-client"));
+    assert_eq!(query(&url, "scope").as_deref(), Some("mcp:basic mcp:write"));
+    let e = auth
+        .begin(403, Some(header), MAX_FLOWS_PER_OPERATION, &ENTROPY)
+        .unwrap_err();
+    assert!(e.to_string().contains("mcp:write"), "{e}");
+}
+
+#[test]
+fn refresh_first_then_a_new_sign_in_when_refused() {
+    let mut auth = Authorizer::new(SERVER, config());
+    signed_in(&mut auth, "mcp:basic", Some("RT-secret"));
+    let mut flow = auth
+        .begin(401, Some("Bearer error=\"invalid_token\""), 0, &ENTROPY)
+        .unwrap();
+    answer_metadata(&mut flow, prm(json!({})), as_meta(json!({})));
+    let r = send(&mut flow);
+    let f = form(&r);
+    assert!(f.contains(&("grant_type".into(), "refresh_token".into())));
+    assert!(f.contains(&("refresh_token".into(), "RT-secret".into())));
+    assert!(f.contains(&("resource".into(), SERVER.into())));
+    // Refused (with the refresh token echoed): a new authorization, and no secret in any message.
+    answer(
+        &mut flow,
+        400,
+        &json!({"error": "invalid_grant", "error_description": "RT-secret expired"}),
+    );
+    let Step::Redirect(url) = flow.step() else {
+        panic!()
+    };
+    flow.handle_callback(&callback(&url, ""));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        400,
+        &json!({"error": "invalid_grant", "error_description": "code for RT-secret"}),
+    );
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("invalid_grant") && !m.contains("RT-secret"),
+        "{m}"
+    );
+    // Accepted refresh keeps the refresh token when none is returned.
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), as_meta(json!({})));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &json!({"access_token": "AT-2", "token_type": "Bearer"}),
+    );
+    let Step::Done(t) = flow.step() else { panic!() };
+    assert_eq!(t.access_token, "AT-2");
+    assert_eq!(t.refresh_token.as_deref(), Some("RT-secret"));
+}
+
+#[test]
+fn a_dpop_token_type_is_refused() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let (mut flow, url) =
+        authorization_url(&mut auth, "Bearer", prm(json!({})), as_meta(json!({})));
+    flow.handle_callback(&callback(&url, ""));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &json!({"access_token": "AT", "token_type": "DPoP"}),
+    );
+    assert!(failed(&mut flow).contains("only Bearer"));
+}
+
+#[test]
+fn client_credentials_when_the_server_offers_no_user_sign_in() {
+    let meta = as_meta(json!({
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        "registration_endpoint": null,
+    }));
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_id: Some("machine".into()),
+            client_secret: Some("secret".into()),
+            ..config()
+        },
+    );
+    let mut flow = auth
+        .begin(401, Some("Bearer scope=\"mcp:read\""), 0, &ENTROPY)
+        .unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta.clone());
+    // No redirect: the token request at once, with the client's credentials, resource and scope.
+    let r = send(&mut flow);
+    assert!(r.url.ends_with("/token"));
+    let f = form(&r);
+    assert!(f.contains(&("grant_type".into(), "client_credentials".into())));
+    assert!(f.contains(&("resource".into(), SERVER.into())));
+    assert!(f.contains(&("scope".into(), "mcp:read".into())));
+    assert!(r
+        .header("Authorization")
+        .is_some_and(|h| h.starts_with("Basic ")));
+    // Without a secret there is no way in: refused in one line.
+    let mut auth = Authorizer::new(SERVER, config());
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    let meta = as_meta(json!({"grant_types_supported": ["client_credentials"]}));
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    let m = match flow.step() {
+        Step::Send(r) if r.url.ends_with("/register") => {
+            answer(&mut flow, 201, &json!({"client_id": "public"}));
+            failed(&mut flow)
+        }
+        _ => panic!(),
+    };
+    assert!(m.contains("neither a secret"), "{m}");
+}
+
+#[test]
+fn workload_identity_assertion_without_user_sign_in() {
+    let meta = as_meta(json!({
+        "grant_types_supported": [megane_builder_client::mcp::auth::JWT_BEARER],
+        "registration_endpoint": null,
+    }));
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            client_id: Some("workload".into()),
+            assertion: Some("eyJ.workload.jwt".into()),
+            ..config()
+        },
+    );
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    let r = send(&mut flow);
+    let f = form(&r);
+    assert!(f.contains(&(
+        "grant_type".into(),
+        "urn:ietf:params:oauth:grant-type:jwt-bearer".into()
+    )));
+    assert!(f.contains(&("assertion".into(), "eyJ.workload.jwt".into())));
+    // Refused: surfaced once, without the assertion (a secret) in the message.
+    answer(
+        &mut flow,
+        400,
+        &json!({"error": "invalid_grant", "error_description": "eyJ.workload.jwt is expired"}),
+    );
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("invalid_grant") && !m.contains("eyJ.workload.jwt"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_metadata_fetch_that_breaks_is_tried_twice_then_skipped() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    let first = send(&mut flow).url;
+    flow.handle_network_error("other side closed");
+    assert_eq!(send(&mut flow).url, first);
+    flow.handle_network_error("other side closed");
+    assert_eq!(
+        send(&mut flow).url,
+        "https://mcp.example.com/.well-known/oauth-protected-resource"
+    );
+    answer(&mut flow, 200, &prm(json!({})));
+    for _ in 0..4 {
+        send(&mut flow);
+        flow.handle_network_error("connection refused");
+    }
+    // Both AS locations failed twice each: one line that says why.
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("publishes no metadata") && m.contains("connection refused"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_token_request_that_gets_no_answer_is_sent_once_more_then_refused() {
+    let mut auth = Authorizer::new(SERVER, config());
+    let (mut flow, url) =
+        authorization_url(&mut auth, "Bearer", prm(json!({})), as_meta(json!({})));
+    flow.handle_callback(&callback(&url, ""));
+    let first = send(&mut flow);
+    flow.handle_network_error("other side closed");
+    let again = send(&mut flow);
+    assert_eq!(again.url, first.url);
+    assert_eq!(again.body, first.body);
+    flow.handle_network_error("other side closed");
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("could not be reached (other side closed)"),
+        "{m}"
+    );
+}
