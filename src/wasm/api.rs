@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::interop::{
     failure, from_js, from_js_json, from_js_or_default, plan_to_js, read_context, set,
-    split_document, string_array, success, to_js, to_js_json, ButtonRef,
+    split_document, string_array, success, to_js, to_js_json, toolbox_from_js, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply_checked;
@@ -34,6 +34,11 @@ pub fn parse_tool_list(
     #[wasm_bindgen(js_name = listResultOrTools, unchecked_param_type = "unknown")] list: JsValue,
     #[wasm_bindgen(js_name = serverId)] server_id: Option<String>,
 ) -> Result<JsValue, JsError> {
+    match toolbox_from_js(&list, server_id.as_deref()) {
+        Some(Ok(toolbox)) => return Ok(toolbox),
+        Some(Err(error)) => return Ok(failure(&error)),
+        None => {}
+    }
     let list: Value = from_js_json(list, "listResultOrTools")?;
     match discovery::parse_tool_list(&list, server_id.as_deref()) {
         Ok(toolbox) => {
