@@ -29,6 +29,10 @@ const TYPES: &str = include_str!("types.d.ts");
 /// §3: a `tools/list` result (one page, a list of pages, or a bare list of tools) → a toolbox
 /// (`{ok: true, buttons, categories, unsupportedContract, unknownApply, malformed, plainTools,
 /// notices}`), or `{ok: false, error}` when the input is not a tool list at all.
+///
+/// The tools' schemas stay in JavaScript: each distinct `inputSchema` crosses once as JSON text,
+/// the buttons carry the host's own schema objects, and each form is parsed on first read
+/// ([`toolbox_from_js`]); a list that is not plain data goes the general way.
 #[wasm_bindgen(js_name = parseToolList, unchecked_return_type = "Toolbox | Failure")]
 pub fn parse_tool_list(
     #[wasm_bindgen(js_name = listResultOrTools, unchecked_param_type = "unknown")] list: JsValue,
