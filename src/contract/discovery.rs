@@ -4,12 +4,15 @@
 //! Everything a server sends is untrusted (§9): labels and tooltips are plain text, icons only
 //! `data:` URIs of an allowed image type.
 
+use std::collections::HashSet;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::form::Form;
 use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
 use super::text::{excerpt, one_line, plain_text};
+use super::validate::{Compiled, SchemaEntry};
 
 /// §3/§9: image types an icon `data:` URI may carry.
 pub const ALLOWED_ICON_TYPES: &[&str] = &[
@@ -172,6 +175,50 @@ const MENU_ORDER: [Category; 6] = [
 /// Accepts one result (`{"tools": [...]}`), a list of result pages (`[{"tools": [...]}, ...]`), or
 /// a bare list of tool definitions. Fails only when the input is none of these.
 pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox, String> {
+    let (mut toolbox, entries) = parse_tool_list_with(input, server_id, &mut SentSchemas)?;
+    for (button, entry) in toolbox.buttons.iter_mut().zip(entries) {
+        button.form = entry.and_then(|e| e.form(e.schema()).as_ref().ok().cloned());
+    }
+    Ok(toolbox)
+}
+
+/// Where discovery finds each tool's `inputSchema` and what the toolbox carries for it.
+pub trait ToolSchemas {
+    /// The `inputSchema` the toolbox carries for this tool definition: the value as sent, or
+    /// a stand-in the caller replaces by the host's own object.
+    fn carried(&mut self, definition: &Map<String, Value>) -> Value;
+    /// The shared cache entry of the definition's `inputSchema` ([`super::validate`]), or `None`
+    /// when it has none that is an object.
+    fn entry(&mut self, definition: &Map<String, Value>) -> Option<Compiled>;
+}
+
+/// The `inputSchema` values as they are in the definitions.
+pub struct SentSchemas;
+
+impl ToolSchemas for SentSchemas {
+    fn carried(&mut self, definition: &Map<String, Value>) -> Value {
+        definition
+            .get("inputSchema")
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    fn entry(&mut self, definition: &Map<String, Value>) -> Option<Compiled> {
+        definition
+            .get("inputSchema")
+            .filter(|s| s.is_object())
+            .map(super::validate::schema_entry)
+    }
+}
+
+/// [`parse_tool_list`] with the schemas found through `schemas`, and the buttons' forms left
+/// out (`form: None`): the second list gives, for each button, the cache entry whose form it
+/// shows (`None` for a disabled button), so a caller can hand each distinct form over once.
+pub fn parse_tool_list_with(
+    input: &Value,
+    server_id: Option<&str>,
+    schemas: &mut impl ToolSchemas,
+) -> Result<(Toolbox, Vec<Option<Compiled>>), String> {
     let tools = collect_tools(input)?;
     let mut toolbox = Toolbox {
         server_id: server_id.map(str::to_string),
@@ -183,7 +230,8 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
         plain_tools: Vec::new(),
         notices: Vec::new(),
     };
-    let mut seen_names: Vec<String> = Vec::new();
+    let mut entries: Vec<Option<Compiled>> = Vec::new();
+    let mut seen_names: HashSet<String> = HashSet::new();
     let mut unsupported_versions: Vec<String> = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
         let Some(definition) = tool.as_object() else {
@@ -217,19 +265,19 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
             ));
             continue;
         }
-        seen_names.push(name.clone());
+        seen_names.insert(name.clone());
         match read_marker(definition) {
-            MarkerRead::Absent => toolbox.plain_tools.push(PlainTool {
-                tooltip: tooltip_of(definition),
-                description: description_of(definition),
-                input_schema: definition
-                    .get("inputSchema")
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                output_schema: definition.get("outputSchema").cloned(),
-                name,
-                label,
-            }),
+            MarkerRead::Absent => {
+                let description = description_of(definition);
+                toolbox.plain_tools.push(PlainTool {
+                    tooltip: tooltip_of(&description),
+                    description,
+                    input_schema: schemas.carried(definition),
+                    output_schema: definition.get("outputSchema").cloned(),
+                    name,
+                    label,
+                })
+            }
             MarkerRead::Malformed(reason) => {
                 toolbox.malformed.push(hidden(name, Some(label), &reason))
             }
@@ -253,9 +301,12 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
                     .push(hidden(name, Some(label), &reason));
             }
             MarkerRead::Ok(marker) => {
-                let button = make_button(definition, name, label, marker, server_id);
+                let entry = schemas.entry(definition);
+                let mut button = make_button(definition, name, label, marker, server_id, &entry);
+                button.input_schema = schemas.carried(definition);
                 toolbox.notices.extend(button.notices.iter().cloned());
                 toolbox.buttons.push(button);
+                entries.push(entry.filter(|_| button_enabled(&toolbox)));
             }
         }
     }
@@ -275,13 +326,21 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
         );
     }
     toolbox.categories = group_by_category(&toolbox.buttons);
-    Ok(toolbox)
+    Ok((toolbox, entries))
 }
 
-fn collect_tools(input: &Value) -> Result<Vec<Value>, String> {
-    let tools: Vec<Value> = match input {
+/// Whether the button just pushed is enabled.
+fn button_enabled(toolbox: &Toolbox) -> bool {
+    toolbox
+        .buttons
+        .last()
+        .is_some_and(|b| b.disabled_reason.is_none())
+}
+
+fn collect_tools(input: &Value) -> Result<Vec<&Value>, String> {
+    let tools: Vec<&Value> = match input {
         Value::Object(result) => match result.get("tools") {
-            Some(Value::Array(tools)) => tools.clone(),
+            Some(Value::Array(tools)) => tools.iter().collect(),
             Some(_) => return Err("the tools/list result's `tools` is not a list".to_string()),
             None => return Err("the tools/list result has no `tools` list".to_string()),
         },
@@ -294,7 +353,7 @@ fn collect_tools(input: &Value) -> Result<Vec<Value>, String> {
                 let mut all = Vec::new();
                 for (i, page) in items.iter().enumerate() {
                     match page.get("tools") {
-                        Some(Value::Array(tools)) => all.extend(tools.iter().cloned()),
+                        Some(Value::Array(tools)) => all.extend(tools.iter()),
                         _ => {
                             return Err(format!(
                                 "page {} of the tools/list result has no `tools` list",
@@ -305,7 +364,7 @@ fn collect_tools(input: &Value) -> Result<Vec<Value>, String> {
                 }
                 all
             } else {
-                items.clone()
+                items.iter().collect()
             }
         }
         _ => return Err("the tools/list result is not an object or a list".to_string()),
@@ -423,35 +482,31 @@ fn make_button(
     label: String,
     marker: Marker,
     server_id: Option<&str>,
+    entry: &Option<Compiled>,
 ) -> ToolButton {
-    let input_schema = definition
-        .get("inputSchema")
-        .cloned()
-        .unwrap_or(Value::Null);
     let mut notices = Vec::new();
-    let (form, disabled_reason) = match form_for(&input_schema) {
+    let disabled_reason = match entry_form(entry.as_deref()) {
         Ok(form) => {
             notices.extend(form.notices.iter().map(|n| format!("{label}: {n}")));
-            notices.extend(consistency_notices(&label, &marker, &form, &input_schema));
-            (Some(form), None)
+            let schema = entry.as_deref().map(SchemaEntry::schema);
+            notices.extend(consistency_notices(&label, &marker, form, schema));
+            None
         }
-        Err(reason) => (
-            None,
-            Some(one_line(&format!("Builder cannot build a form: {reason}"))),
-        ),
+        Err(reason) => Some(one_line(&format!("Builder cannot build a form: {reason}"))),
     };
+    let description = description_of(definition);
     ToolButton {
         server_id: server_id.map(str::to_string),
-        tooltip: tooltip_of(definition),
-        description: description_of(definition),
+        tooltip: tooltip_of(&description),
+        description,
         category: marker.category,
         icon: icon_of(definition),
         name,
         label,
         marker,
-        form,
+        form: None,
         disabled_reason,
-        input_schema,
+        input_schema: Value::Null,
         output_schema: definition.get("outputSchema").cloned(),
         notices,
     }
@@ -465,28 +520,43 @@ fn make_button(
 /// form or an offline call, is compiled once.
 pub fn form_for(input_schema: &Value) -> Result<Form, String> {
     if !input_schema.is_object() {
-        return Err("the tool has no input schema".to_string());
+        return Err(NO_INPUT_SCHEMA.to_string());
     }
     let entry = super::validate::schema_entry(input_schema);
-    let form = entry.form(input_schema).clone()?;
-    if let Err(reason) = entry.validator(input_schema) {
+    entry_form(Some(&entry)).cloned()
+}
+
+const NO_INPUT_SCHEMA: &str = "the tool has no input schema";
+
+/// The form of a cached schema (`None`: the tool has no input schema object), or why Builder
+/// cannot build one: §4.1 rules first, then whether the schema compiles (decided here, once per
+/// distinct schema, so the reason is on the button before anyone opens it).
+fn entry_form(entry: Option<&SchemaEntry>) -> Result<&Form, String> {
+    let entry = entry.ok_or_else(|| NO_INPUT_SCHEMA.to_string())?;
+    let form = entry.form(entry.schema()).as_ref().map_err(Clone::clone)?;
+    if let Err(reason) = entry.validator(entry.schema()) {
         return Err(format!("the input schema is {reason}"));
     }
     Ok(form)
 }
 
 /// §3/§4.3/§4.4 checks that are notices, not refusals.
-fn consistency_notices(label: &str, marker: &Marker, form: &Form, schema: &Value) -> Vec<String> {
+fn consistency_notices(
+    label: &str,
+    marker: &Marker,
+    form: &Form,
+    schema: Option<&Value>,
+) -> Vec<String> {
     let mut notices = Vec::new();
     if marker.stochastic && !form.has_seed {
         notices.push(format!(
             "{label}: the tool is stochastic but has no `seed` input, so its results cannot be reproduced (§4.4)."
         ));
     }
-    let required = schema
-        .get("required")
+    let required: &[Value] = schema
+        .and_then(|s| s.get("required"))
         .and_then(Value::as_array)
-        .cloned()
+        .map(Vec::as_slice)
         .unwrap_or_default();
     match (&marker.document, &form.document_property) {
         (DocumentUse::None, Some(p)) => notices.push(format!(
@@ -542,21 +612,22 @@ fn description_of(definition: &Map<String, Value>) -> String {
         .unwrap_or_default()
 }
 
-fn tooltip_of(definition: &Map<String, Value>) -> String {
-    one_line(&first_sentence(&description_of(definition)))
+/// §3: the tooltip of a tool whose (plain) description is `description`.
+fn tooltip_of(description: &str) -> String {
+    one_line(&first_sentence(description))
 }
 
 /// §3: the first sentence of a description: up to the first `.`, `!` or `?` followed by white
 /// space or the end, or up to the first line break, whichever comes first.
 pub fn first_sentence(description: &str) -> String {
     let text = description.trim();
-    let chars: Vec<char> = text.chars().collect();
-    for (i, c) in chars.iter().enumerate() {
-        if *c == '\n' {
-            return chars[..i].iter().collect::<String>().trim().to_string();
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\n' {
+            return text[..i].trim().to_string();
         }
-        if matches!(c, '.' | '!' | '?') && chars.get(i + 1).is_none_or(|n| n.is_whitespace()) {
-            return chars[..=i].iter().collect();
+        if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|(_, n)| n.is_whitespace()) {
+            return text[..i + c.len_utf8()].to_string();
         }
     }
     text.to_string()

@@ -37,6 +37,9 @@ pub fn one_line(text: &str) -> String {
 /// the result has at most `max_chars` characters, the `…` included (`max_chars` ≥ 1).
 pub fn one_line_max(text: &str, max_chars: usize) -> String {
     let max_chars = max_chars.max(1);
+    if is_plain_line(text, max_chars) {
+        return text.to_string();
+    }
     let line = text
         .split(is_line_break)
         .find(|l| {
@@ -94,10 +97,32 @@ pub fn excerpt(text: &str) -> String {
     one_line_max(text, EXCERPT_CHARS)
 }
 
+/// Whether [`one_line_max`] leaves `text` as it is: printable ASCII, single spaces between words,
+/// nothing to trim, at most `max_chars` long (the common case: a label, a name; checked without
+/// building anything).
+fn is_plain_line(text: &str, max_chars: usize) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() <= max_chars
+        && bytes.first() != Some(&b' ')
+        && bytes.last() != Some(&b' ')
+        && bytes.iter().all(|b| (b' '..=b'~').contains(b))
+        && !bytes.windows(2).any(|w| w == b"  ")
+}
+
 /// §4.1: untrusted help text (a `description`) as a plain block: line breaks kept as `\n`, other
 /// control characters and invisible direction controls removed, at most [`MAX_BLOCK_CHARS`]
 /// characters, trimmed.
 pub fn plain_text(text: &str) -> String {
+    // Most help text has nothing to drop or change: then only the trim applies.
+    let clean = text
+        .bytes()
+        .all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
+        || text
+            .chars()
+            .all(|c| c == '\n' || !(c.is_control() || is_invisible(c) || is_line_break(c)));
+    if clean && (text.len() <= MAX_BLOCK_CHARS || text.chars().nth(MAX_BLOCK_CHARS).is_none()) {
+        return text.trim().to_string();
+    }
     text.replace("\r\n", "\n")
         .chars()
         .map(|c| if is_line_break(c) { '\n' } else { c })

@@ -41,25 +41,55 @@ impl Problem {
 /// Most distinct schemas whose validators are kept (the least recently used is dropped first).
 pub const MAX_CACHED_VALIDATORS: usize = 64;
 
-/// What is kept of one distinct schema: its validator and its §4.1 form, each made on first use.
-#[derive(Default)]
+/// What is kept of one distinct schema: the schema itself (as first seen), its validator, its
+/// §4.1 form and the form's JSON text, each made on first use.
 pub struct SchemaEntry {
+    schema: Value,
     validator: OnceLock<Result<Validator, String>>,
     form: OnceLock<Result<Form, String>>,
+    form_json: OnceLock<Option<String>>,
 }
 
 impl SchemaEntry {
-    /// The compiled validator of `input_schema` (the schema this entry was made for), or why it
-    /// does not compile (one line).
-    pub fn validator(&self, input_schema: &Value) -> &Result<Validator, String> {
-        self.validator.get_or_init(|| compile(input_schema))
+    fn new(schema: Value) -> SchemaEntry {
+        SchemaEntry {
+            schema,
+            validator: OnceLock::new(),
+            form: OnceLock::new(),
+            form_json: OnceLock::new(),
+        }
     }
 
-    /// The §4.1 form of `input_schema`, or why Builder cannot build one
+    /// The schema this entry was made for (as first seen; any schema with the same canonical JSON
+    /// shares the entry).
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// The compiled validator of the entry's schema, or why it does not compile (one line).
+    /// `_input_schema` is a schema with the same canonical JSON (kept for callers that have one).
+    pub fn validator(&self, _input_schema: &Value) -> &Result<Validator, String> {
+        self.validator.get_or_init(|| compile(&self.schema))
+    }
+
+    /// The §4.1 form of the entry's schema, or why Builder cannot build one
     /// ([`super::form::build_form`]).
-    pub fn form(&self, input_schema: &Value) -> &Result<Form, String> {
+    pub fn form(&self, _input_schema: &Value) -> &Result<Form, String> {
         self.form
-            .get_or_init(|| super::form::build_form(input_schema))
+            .get_or_init(|| super::form::build_form(&self.schema))
+    }
+
+    /// The form as JSON text (made once; `None` when there is no form), for hosts that take the
+    /// toolbox as text.
+    pub fn form_json(&self) -> Option<&str> {
+        self.form_json
+            .get_or_init(|| {
+                self.form(&self.schema)
+                    .as_ref()
+                    .ok()
+                    .and_then(|f| serde_json::to_string(f).ok())
+            })
+            .as_deref()
     }
 }
 
@@ -67,11 +97,74 @@ impl SchemaEntry {
 pub type Compiled = Arc<SchemaEntry>;
 
 /// The cache: canonical schema text (RFC 8785 style, so key order and number spelling do not
-/// matter) → (entry, last use).
+/// matter) → (entry, last use); and, in front of it, the schema's JSON text as a caller wrote it
+/// → (entry, last use), so a schema seen again costs a hash of its text, not a canonicalisation.
 #[derive(Default)]
 struct ValidatorCache {
     entries: HashMap<String, (Compiled, u64)>,
+    by_text: HashMap<String, (Compiled, u64)>,
     clock: u64,
+}
+
+impl ValidatorCache {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    /// The entry for a schema's JSON text, if the text was seen.
+    fn by_text(&mut self, text: &str) -> Option<Compiled> {
+        let clock = self.tick();
+        let (entry, used) = self.by_text.get_mut(text)?;
+        *used = clock;
+        let entry = entry.clone();
+        // Keep the canonical entry's use fresh too (it decides what is dropped).
+        if let Some((_, used)) = self
+            .entries
+            .values_mut()
+            .find(|(e, _)| Arc::ptr_eq(e, &entry))
+        {
+            *used = clock;
+        }
+        Some(entry)
+    }
+
+    /// The entry for `schema` (canonical lookup, made when new), remembered under `text` too.
+    fn insert(&mut self, text: String, schema: &Value) -> Compiled {
+        let key = canonical_json(schema);
+        let clock = self.tick();
+        let entry = match self.entries.get_mut(&key) {
+            Some((entry, used)) => {
+                *used = clock;
+                entry.clone()
+            }
+            None => {
+                if self.entries.len() >= MAX_CACHED_VALIDATORS {
+                    if let Some(oldest) = oldest(&self.entries) {
+                        if let Some((dropped, _)) = self.entries.remove(&oldest) {
+                            self.by_text.retain(|_, (e, _)| !Arc::ptr_eq(e, &dropped));
+                        }
+                    }
+                }
+                let entry = Arc::new(SchemaEntry::new(schema.clone()));
+                self.entries.insert(key, (entry.clone(), clock));
+                entry
+            }
+        };
+        if self.by_text.len() >= MAX_CACHED_VALIDATORS {
+            if let Some(oldest) = oldest(&self.by_text) {
+                self.by_text.remove(&oldest);
+            }
+        }
+        self.by_text.insert(text, (entry.clone(), clock));
+        entry
+    }
+}
+
+fn oldest(map: &HashMap<String, (Compiled, u64)>) -> Option<String> {
+    map.iter()
+        .min_by_key(|(_, (_, used))| *used)
+        .map(|(k, _)| k.clone())
 }
 
 fn cache() -> &'static Mutex<ValidatorCache> {
@@ -79,32 +172,32 @@ fn cache() -> &'static Mutex<ValidatorCache> {
     CACHE.get_or_init(Mutex::default)
 }
 
+fn lock() -> std::sync::MutexGuard<'static, ValidatorCache> {
+    cache().lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// §4.1/§6: the cache entry of an `inputSchema`, keyed by the schema's canonical JSON (at most
 /// [`MAX_CACHED_VALIDATORS`] schemas; the least recently used is dropped). Its validator and
-/// form are made once, on first use, however many tools share the schema.
+/// form are made once, on first use, however many tools share the schema. A schema seen again
+/// is found by its JSON text first (no canonicalisation).
 pub fn schema_entry(input_schema: &Value) -> Compiled {
-    let key = canonical_json(input_schema);
-    let mut guard = cache().lock().unwrap_or_else(|e| e.into_inner());
-    let cache = &mut *guard;
-    cache.clock += 1;
-    let clock = cache.clock;
-    if let Some((entry, used)) = cache.entries.get_mut(&key) {
-        *used = clock;
-        return entry.clone();
+    let text = serde_json::to_string(input_schema).unwrap_or_default();
+    let mut cache = lock();
+    match cache.by_text(&text) {
+        Some(entry) => entry,
+        None => cache.insert(text, input_schema),
     }
-    if cache.entries.len() >= MAX_CACHED_VALIDATORS {
-        let oldest = cache
-            .entries
-            .iter()
-            .min_by_key(|(_, (_, used))| *used)
-            .map(|(k, _)| k.clone());
-        if let Some(oldest) = oldest {
-            cache.entries.remove(&oldest);
-        }
+}
+
+/// The cache entry of a schema given as JSON text (as `JSON.stringify` wrote it): a hash of the
+/// text when it was seen, else parsed once and looked up by its canonical JSON. `None` when the
+/// text is not JSON `serde_json` reads (the caller then takes the schema as a value).
+pub fn schema_entry_for_text(text: &str) -> Option<Compiled> {
+    if let Some(entry) = lock().by_text(text) {
+        return Some(entry);
     }
-    let entry = Compiled::default();
-    cache.entries.insert(key, (entry.clone(), clock));
-    entry
+    let schema: Value = serde_json::from_str(text).ok()?;
+    Some(lock().insert(text.to_string(), &schema))
 }
 
 /// §6: the cache entry of an `inputSchema` with its validator compiled (once per distinct
@@ -122,9 +215,9 @@ pub fn cached_validators() -> usize {
 
 /// Empties the validator cache (benchmarks measure a cold start with it).
 pub fn clear_validator_cache() {
-    if let Ok(mut cache) = cache().lock() {
-        cache.entries.clear();
-    }
+    let mut cache = lock();
+    cache.entries.clear();
+    cache.by_text.clear();
 }
 
 /// Compiles a schema (uncached: use [`compiled`]); the error (one line, `not valid JSON Schema

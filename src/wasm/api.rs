@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use super::interop::{
     failure, from_js, from_js_json, from_js_or_default, plan_to_js, read_context, set,
-    split_document, string_array, success, to_js, to_js_json, ButtonRef,
+    split_document, string_array, success, to_js, to_js_json, toolbox_from_js, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply_checked;
@@ -29,11 +29,20 @@ const TYPES: &str = include_str!("types.d.ts");
 /// §3: a `tools/list` result (one page, a list of pages, or a bare list of tools) → a toolbox
 /// (`{ok: true, buttons, categories, unsupportedContract, unknownApply, malformed, plainTools,
 /// notices}`), or `{ok: false, error}` when the input is not a tool list at all.
+///
+/// The tools' schemas stay in JavaScript: each distinct `inputSchema` crosses once as JSON text,
+/// the buttons carry the host's own schema objects, and each form is parsed on first read
+/// ([`toolbox_from_js`]); a list that is not plain data goes the general way.
 #[wasm_bindgen(js_name = parseToolList, unchecked_return_type = "Toolbox | Failure")]
 pub fn parse_tool_list(
     #[wasm_bindgen(js_name = listResultOrTools, unchecked_param_type = "unknown")] list: JsValue,
     #[wasm_bindgen(js_name = serverId)] server_id: Option<String>,
 ) -> Result<JsValue, JsError> {
+    match toolbox_from_js(&list, server_id.as_deref()) {
+        Some(Ok(toolbox)) => return Ok(toolbox),
+        Some(Err(error)) => return Ok(failure(&error)),
+        None => {}
+    }
     let list: Value = from_js_json(list, "listResultOrTools")?;
     match discovery::parse_tool_list(&list, server_id.as_deref()) {
         Ok(toolbox) => {

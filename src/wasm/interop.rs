@@ -12,7 +12,10 @@ use crate::contract::apply::{ApplyPlan, Snapshot};
 use crate::contract::form::Form;
 use crate::contract::marker::Marker;
 use crate::contract::structure::{StringColumn, Structure};
-use crate::contract::validate::DocumentCheck;
+use std::sync::Arc;
+
+use crate::contract::discovery::{self, ToolSchemas};
+use crate::contract::validate::{schema_entry_for_text, Compiled, DocumentCheck};
 use crate::contract::values::FormContext;
 
 /// Serialises to plain JavaScript objects (not `Map`s), numbers as numbers. A server may send an
@@ -189,6 +192,69 @@ export function lazyLabels(target, key, table, index, ids) {
 export function lazyNumbers(target, key, values) {
   lazy(target, key, () => Array.from(values));
 }
+// The toolbox of parseToolList (see `toolbox_from_js`); a button's form is parsed on first read.
+const enumerable = Object.prototype.propertyIsEnumerable;
+const own = (o, k) => (enumerable.call(o, k) ? o[k] : undefined);
+const asSent = (v) => (v === undefined || typeof v === "function" || typeof v === "symbol" ? null : v);
+const plain = (o) => {
+  const p = Object.getPrototypeOf(o);
+  return (p === Object.prototype || p === null) && typeof o.toJSON !== "function";
+};
+export function packTools(list) {
+  try {
+    const holders = [], texts = new Map(), schemas = [];
+    const reduce = (tool) => {
+      if (tool === null || typeof tool !== "object" || Array.isArray(tool)) return tool;
+      if (!plain(tool)) throw new TypeError("not a plain object");
+      const copy = {};
+      for (const key of Object.keys(tool)) {
+        if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
+      }
+      const ref = [holders.length];
+      holders.push(tool);
+      const text = JSON.stringify(own(tool, "inputSchema"));
+      if (text !== undefined) {
+        let k = texts.get(text);
+        if (k === undefined) { k = schemas.length; texts.set(text, k); schemas.push(text); }
+        ref.push(k);
+      }
+      copy.inputSchema = ref;
+      return copy;
+    };
+    const tools = (a) => (Array.isArray(a) ? a.map(reduce) : a);
+    let root;
+    if (Array.isArray(list)) {
+      root = list.map((item) => {
+        const r = reduce(item);
+        if (r !== item && Array.isArray(r.tools)) r.tools = tools(r.tools);
+        return r;
+      });
+    } else if (list !== null && typeof list === "object" && plain(list)) {
+      root = Object.assign({}, list);
+      if ("tools" in root) root.tools = tools(root.tools);
+    } else {
+      return null;
+    }
+    return { text: JSON.stringify(root), schemas, holders };
+  } catch {
+    return null;
+  }
+}
+export function assembleToolbox(text, forms, formIndex, holders) {
+  const box = JSON.parse(text);
+  const attach = (tool) => {
+    const h = holders[tool.inputSchema];
+    tool.inputSchema = asSent(own(h, "inputSchema"));
+    if ("outputSchema" in tool) tool.outputSchema = asSent(own(h, "outputSchema"));
+  };
+  box.buttons.forEach((b, i) => {
+    attach(b);
+    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
+  });
+  box.plainTools.forEach(attach);
+  box.ok = true;
+  return box;
+}
 "#)]
 extern "C" {
     /// `target[key]`: `index.map(i => table[i])`, built on first read.
@@ -200,6 +266,17 @@ extern "C" {
     /// `target[key]`: `Array.from(values)`, built on first read.
     #[wasm_bindgen(js_name = lazyNumbers)]
     fn lazy_numbers(target: &Object, key: &str, values: &JsValue);
+    /// `{text, schemas: string[], holders: object[]}` (see above), or `null`.
+    #[wasm_bindgen(js_name = packTools)]
+    fn pack_tools(list: &JsValue) -> JsValue;
+    /// The toolbox object: `text` parsed, forms and the host's schemas attached, `ok: true`.
+    #[wasm_bindgen(js_name = assembleToolbox)]
+    fn assemble_toolbox(
+        text: &str,
+        forms: &Array,
+        form_index: &Int32Array,
+        holders: &JsValue,
+    ) -> JsValue;
 }
 
 /// A lazy `string[]` of a dictionary-encoded column.
@@ -604,4 +681,105 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
         Some("cancel") => Action::Cancel,
         _ => Action::Decline,
     }
+}
+
+// §3 parseToolList without moving every tool definition into wasm and back (issue 15). The
+// host's tools/list crosses as one JSON text with each tool's `inputSchema` and `outputSchema`
+// taken out: a tool carries `inputSchema: [holder, schema]` instead, `holder` its index among the
+// host's tool objects and `schema` the index of its schema's JSON text among the distinct ones
+// (absent when JSON has no value for it). Rust reads each distinct schema at most once (and not
+// at all when its text is cached) and classifies the tools with the one `discovery` code. The
+// toolbox comes back as JSON text without forms and schemas; each distinct form crosses once as
+// text, and a button's `form` is parsed from it on first read (a lazy property as above: a fresh
+// object per button); `inputSchema` / `outputSchema` are the host's own objects. Tool objects at
+// the places `discovery` reads tools from are copied shallowly; anything that is not a plain
+// object there (a class instance, a `toJSON`), or that `JSON.stringify` refuses (a cycle, a
+// `BigInt`), makes `packTools` return `null`: the caller then takes the list the general way.
+// The JavaScript half (`packTools`, `assembleToolbox`) is in the lazy-property snippet above.
+
+/// The schemas of a packed tools/list: `inputSchema: [holder, schema]` in each definition.
+struct PackedSchemas {
+    texts: Array,
+    entries: Vec<Option<Option<Compiled>>>,
+    unreadable: bool,
+}
+
+impl ToolSchemas for PackedSchemas {
+    fn carried(&mut self, definition: &serde_json::Map<String, Value>) -> Value {
+        definition
+            .get("inputSchema")
+            .and_then(|r| r.get(0))
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    fn entry(&mut self, definition: &serde_json::Map<String, Value>) -> Option<Compiled> {
+        let k = definition.get("inputSchema")?.get(1)?.as_u64()? as usize;
+        if let Some(known) = self.entries.get(k)? {
+            return known.clone();
+        }
+        let text = self.texts.get(k as u32).as_string().unwrap_or_default();
+        // `JSON.stringify` wrote the text: it is an object exactly when it starts with `{`.
+        let entry = if text.starts_with('{') {
+            let entry = schema_entry_for_text(&text);
+            self.unreadable |= entry.is_none();
+            entry
+        } else {
+            None
+        };
+        self.entries[k] = Some(entry.clone());
+        entry
+    }
+}
+
+/// §3: `parseToolList` of a JavaScript tools/list the fast way (see above): `Some(Ok(toolbox))`,
+/// `Some(Err(why))` when the list is not a tool list, `None` when the list must be taken the
+/// general way (`from_js_json` → [`discovery::parse_tool_list`]).
+pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result<JsValue, String>> {
+    let packed = pack_tools(list);
+    if packed.is_null() {
+        return None;
+    }
+    let text = get(&packed, "text").as_string()?;
+    let texts: Array = get(&packed, "schemas").dyn_into().ok()?;
+    let holders = get(&packed, "holders");
+    let reduced: Value = serde_json::from_str(&text).ok()?;
+    let mut schemas = PackedSchemas {
+        entries: vec![None; texts.length() as usize],
+        texts,
+        unreadable: false,
+    };
+    let (toolbox, entries) =
+        match discovery::parse_tool_list_with(&reduced, server_id, &mut schemas) {
+            Ok(done) => done,
+            Err(error) => return Some(Err(error)),
+        };
+    if schemas.unreadable {
+        return None;
+    }
+    let forms = Array::new();
+    let mut distinct: Vec<&Compiled> = Vec::new();
+    let mut form_index: Vec<i32> = Vec::with_capacity(entries.len());
+    for entry in &entries {
+        let Some(entry) = entry else {
+            form_index.push(-1);
+            continue;
+        };
+        let k = match distinct.iter().position(|d| Arc::ptr_eq(d, entry)) {
+            Some(k) => k,
+            None => {
+                forms.push(&JsValue::from_str(entry.form_json()?));
+                distinct.push(entry);
+                distinct.len() - 1
+            }
+        };
+        form_index.push(k as i32);
+    }
+    let text = serde_json::to_string(&toolbox).ok()?;
+    Some(Ok(assemble_toolbox(
+        &text,
+        &forms,
+        &Int32Array::from(&form_index[..]),
+        &holders,
+    )))
 }

@@ -68,7 +68,11 @@ export interface Form {
   notices: string[];
 }
 
-/** §3: a Builder button. Disabled when `disabledReason` is set (then `form` is null). */
+/**
+ * §3: a Builder button. Disabled when `disabledReason` is set (then `form` is null).
+ * From `parseToolList`, `inputSchema` and `outputSchema` are the objects the host passed in (not
+ * copies), and `form` is built on first read (an ordinary data property from then on).
+ */
 export interface ToolButton {
   serverId: string | null;
   name: string;

@@ -1,0 +1,109 @@
+// parseToolList's two ways in Node (issue 15): the fast way (each tool's schemas stay in
+// JavaScript; only the rest of the list and each distinct inputSchema cross as JSON text) and the
+// general way (the whole list through JSON text into Rust and the whole toolbox back) must give
+// the same toolbox for the same list. A list whose tools are not plain objects takes the general
+// way, so wrapping one tool in an object with another prototype (same JSON) compares the two.
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { before, test } from "node:test";
+import { ROOT, SHARED } from "./harness.mjs";
+
+let pkg;
+before(async () => {
+  pkg = await import(join(ROOT, "pkg", "megane_builder_client.js"));
+  await pkg.default({ module_or_path: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
+});
+
+const recorded = JSON.parse(readFileSync(join(SHARED, "fixtures/megane-recorded/tools-list.json"), "utf8")).tools;
+const MARKER = "io.github.megane-labs/builder";
+const marked = (extra = {}) => ({ [MARKER]: { contract: 1, apply: "new_document", ...extra } });
+/** The same tool with a prototype other than Object.prototype: same JSON, general way. */
+const general = (tool) => Object.assign(Object.create({ inherited: 1 }), tool);
+
+function lists() {
+  const tools = [
+    ...structuredClone(recorded),
+    { name: "plain", description: "  An ordinary MCP tool.\r\nMore.  ", inputSchema: { type: "object" } },
+    { name: "plain-no-schema" },
+    { name: "no-schema", _meta: marked() },
+    { name: "null-schema", _meta: marked(), inputSchema: null, outputSchema: null },
+    { name: "string-schema", _meta: marked(), inputSchema: "not a schema" },
+    { name: "bad-pattern", _meta: marked(), inputSchema: { type: "object", properties: { x: { type: "string", pattern: "(unclosed" } } } },
+    { name: "oneof", _meta: marked(), inputSchema: { type: "object", properties: { m: { oneOf: [{ type: "string" }, { type: "integer" }] } } } },
+    { name: "stochastic", title: " Stochastic\u202E one ", _meta: marked({ stochastic: true, category: "bulk" }), inputSchema: { type: "object", properties: { n: { type: "integer" } } } },
+    { name: "icon", _meta: marked(), inputSchema: { type: "object" }, icons: [{ src: "https://x/i.png" }, { src: "data:image/png;base64,AAAA", mimeType: "image/png" }] },
+    { name: "v2", _meta: { [MARKER]: { contract: 2, apply: "new_document" } }, inputSchema: { type: "object" } },
+    { name: "weird-apply", _meta: marked({ apply: "explode" }), inputSchema: { type: "object" } },
+    { name: "bad-marker", _meta: { [MARKER]: "yes" } },
+    { name: "recorded_liquid_box", ...structuredClone(recorded[0]), title: "Duplicate name" },
+    { name: "", _meta: marked() },
+    42,
+    null,
+    ["an", "array"],
+    { name: "undefined-schema", _meta: marked(), inputSchema: undefined, outputSchema: () => 1 },
+    { name: "desc", description: "Tab\there, bidi \u2066x\u2069, line\u2028two. Rest", _meta: marked(), inputSchema: { type: "object", properties: { d: { type: "object", "x-megane-widget": "document" } }, required: ["d"] } },
+  ];
+  tools[tools.length - 2].inputSchema = undefined;
+  return [
+    { tools },
+    [{ tools: tools.slice(0, 5) }, { tools: tools.slice(5) }],
+    tools,
+    { tools: recorded.map((t, i) => ({ ...structuredClone(t), name: `t${i}` })), nextCursor: "x" },
+  ];
+}
+
+/** The same list with its first tool (or page's first tool) taken the general way. */
+function generalWay(list) {
+  if (Array.isArray(list)) {
+    if (list[0]?.tools) return [{ ...list[0], tools: [general(list[0].tools[0]), ...list[0].tools.slice(1)] }, ...list.slice(1)];
+    return [general(list[0]), ...list.slice(1)];
+  }
+  return { ...list, tools: [general(list.tools[0]), ...list.tools.slice(1)] };
+}
+
+test("the fast and the general way give the same toolbox", () => {
+  for (const [i, list] of lists().entries()) {
+    const fast = pkg.parseToolList(list, "srv");
+    const slow = pkg.parseToolList(generalWay(list), "srv");
+    assert.equal(fast.ok, true);
+    assert.deepEqual(JSON.parse(JSON.stringify(fast)), JSON.parse(JSON.stringify(slow)));
+    if (i < 3) {
+      // Enabled and disabled buttons, plain, hidden and malformed tools, notices: all compared.
+      assert.ok(fast.buttons.some((b) => b.disabledReason) && fast.buttons.some((b) => b.form));
+      assert.ok(fast.plainTools.length && fast.malformed.length && fast.unknownApply.length);
+      assert.ok(fast.unsupportedContract.length && fast.notices.length);
+    }
+  }
+});
+
+test("the toolbox carries the host's own schema objects and a fresh form per button", () => {
+  const tools = recorded.map((t, i) => ({ ...structuredClone(t), name: `t${i}` }));
+  tools.push({ ...structuredClone(recorded[0]), name: "again" });
+  const box = pkg.parseToolList({ tools });
+  assert.equal(box.buttons.length, 4);
+  box.buttons.forEach((b, i) => {
+    assert.equal(b.inputSchema, tools[i].inputSchema);
+    assert.equal(b.outputSchema, tools[i].outputSchema ?? null);
+  });
+  const [first, , , again] = box.buttons;
+  assert.deepEqual(first.form, again.form);
+  assert.notEqual(first.form, again.form);
+  first.form.fields.length = 0;
+  assert.ok(again.form.fields.length > 0);
+  // Spread and structuredClone read the form like any other field.
+  assert.deepEqual({ ...again }.form, again.form);
+  assert.deepEqual(structuredClone(again).form, again.form);
+});
+
+test("what is not a tool list is refused the same way both ways", () => {
+  for (const input of [{ tools: "many" }, { no: "tools" }, [{ tools: 3 }, { tools: [] }], 42, "tools"]) {
+    const fast = pkg.parseToolList(input);
+    assert.equal(fast.ok, false);
+    assert.ok(fast.error && !fast.error.includes("\n"), fast.error);
+    if (typeof input === "object") {
+      const other = Array.isArray(input) ? [general(input[0]), ...input.slice(1)] : general(input);
+      assert.deepEqual(pkg.parseToolList(other), fast);
+    }
+  }
+});
