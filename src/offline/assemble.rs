@@ -9,11 +9,11 @@ use super::molecule::{residue_name, PackMolecule};
 use crate::contract::structure::Structure;
 
 /// Builds the structure of `counts[k]` copies of `molecules[k]`, in order, from packed positions
-/// (one `[x, y, z]` per atom, species then copies then template atoms).
+/// (one `[x, y, z]` per atom, species then copies then template atoms; taken, not copied).
 pub fn packed_structure(
     molecules: &[PackMolecule],
     counts: &[usize],
-    positions: &[[f64; 3]],
+    positions: Vec<[f64; 3]>,
     cell: [f64; 9],
 ) -> Structure {
     let mut s = Structure {
@@ -50,7 +50,7 @@ pub fn packed_structure(
             atom += n;
         }
     }
-    s.positions = positions.iter().flatten().copied().collect();
+    s.positions = positions.into_flattened();
     if orders.iter().any(|&o| o != 1) {
         s.bond_orders = Some(orders);
     }
@@ -132,14 +132,35 @@ impl ToolResult {
         }
     }
 
-    /// The CallToolResult as JSON bytes, written directly from the typed data.
+    /// The CallToolResult as JSON bytes, written directly from the typed data into a buffer of
+    /// exactly their size: a first pass only counts them, so a growing buffer never holds its
+    /// old and new copies at once (up to three times the result's size for a large structure).
     pub fn to_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.wire()).unwrap_or_default()
+        let wire = self.wire();
+        let mut counter = ByteCount(0);
+        if serde_json::to_writer(&mut counter, &wire).is_err() {
+            return Vec::new();
+        }
+        let mut bytes = Vec::with_capacity(counter.0);
+        serde_json::to_writer(&mut bytes, &wire).map_or(Vec::new(), |()| bytes)
     }
 
     /// The CallToolResult as a JSON value (tests, small results).
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self.wire()).unwrap_or(Value::Null)
+    }
+}
+
+/// A writer that only counts the bytes written to it.
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

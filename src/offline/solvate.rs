@@ -65,11 +65,11 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
         template: solvent.template.clone(),
         count,
     }];
-    let outcome = common.pack(species, lengths, fixed, control)?;
+    let mut outcome = common.pack(species, lengths, fixed, control)?;
     let structure = packed_structure(
         std::slice::from_ref(&solvent),
         &[count],
-        &outcome.positions,
+        std::mem::take(&mut outcome.positions),
         cell,
     );
     let summary = format!(

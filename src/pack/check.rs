@@ -17,9 +17,10 @@ pub struct Report {
 }
 
 /// Checks `positions` (atoms, with `molecule[i]` the molecule of atom `i`)
-/// and `fixed` atoms in an orthorhombic periodic box. Pairs within one
+/// and `fixed` atoms in an orthorhombic periodic box, as the host will see them: every
+/// coordinate rounded to f32 (Builder's snapshot). Pairs within one
 /// molecule and pairs of two fixed atoms are ignored. Distances are searched
-/// up to `search` Å (≥ `tol`).
+/// up to `search` Å (≥ `tol`). The only copy made is the cell list's wrapped points.
 pub fn report(
     positions: &[[f64; 3]],
     molecule: &[u32],
@@ -29,16 +30,20 @@ pub fn report(
     search: f64,
 ) -> Report {
     let n = positions.len();
-    let mut pts = positions.to_vec();
-    pts.extend_from_slice(fixed);
-    let grid = PeriodicGrid::for_points(box_lengths, search, pts.len());
-    let cl = grid.build(&pts);
+    let grid = PeriodicGrid::for_points(box_lengths, search, n + fixed.len());
+    let cl = grid.build_iter(
+        positions
+            .iter()
+            .chain(fixed)
+            .map(|p| p.map(|v| v as f32 as f64)),
+    );
     let mol = |i: usize| if i < n { molecule[i] } else { u32::MAX };
     let s2 = search * search;
     let t2 = tol * tol;
     // Per atom of the packed set (fixed–fixed pairs are skipped): count j > i
-    // pairs, except fixed j which are counted from the packed side only.
-    let per: Vec<(f64, usize)> = (0..n)
+    // pairs, except fixed j which are counted from the packed side only. Minimum and count are
+    // exact in any order, so a parallel reduction gives the same report for any thread count.
+    let (best, bad) = (0..n)
         .into_par_iter()
         .with_min_len(1024)
         .map(|i| {
@@ -69,13 +74,7 @@ pub fn report(
             });
             (best, bad)
         })
-        .collect();
-    let mut best = s2;
-    let mut bad = 0usize;
-    for (b, c) in per {
-        best = best.min(b);
-        bad += c;
-    }
+        .reduce(|| (s2, 0), |a, b| (a.0.min(b.0), a.1 + b.1));
     Report {
         min_distance: best.sqrt(),
         offending_pairs: bad,

@@ -109,29 +109,24 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         )));
     }
 
-    // Centred templates, one entry per copy.
-    let centred: Vec<Vec<[f64; 3]>> = problem
+    // Centred templates, one per species (the system keeps nothing per copy but its pose).
+    let centred: Vec<(Vec<[f64; 3]>, usize)> = problem
         .species
         .iter()
-        .map(|s| rigid::centred(&s.template.positions).0)
+        .map(|s| (rigid::centred(&s.template.positions).0, s.count))
         .collect();
-    let mut templates = Vec::new();
-    for (k, s) in problem.species.iter().enumerate() {
-        for _ in 0..s.count {
-            templates.push(centred[k].clone());
-        }
-    }
-    let n = templates.len();
+    let n = molecules;
     let dense = ((eta - feasibility::WARN_FRACTION) / 0.1).clamp(0.0, 1.0);
     let margin = DT_MARGIN + (DT_MARGIN_DENSE - DT_MARGIN) * dense;
     let mut sys = System::new(
-        templates,
+        &centred,
         problem.fixed.clone(),
         problem.box_lengths,
         tol + F32_MARGIN,
         tol + margin,
         SKIN,
     );
+    drop(centred);
 
     progress(
         control,
@@ -139,13 +134,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         &format!("placing {} molecules", grouped(molecules)),
     );
     let mut rng = Rng::new(problem.seed, 0);
-    let placed = placement::place(
-        &sys.radius,
-        &problem.fixed,
-        problem.box_lengths,
-        tol,
-        &mut rng,
-    );
+    let radii: Vec<f64> = (0..n).map(|m| sys.radius(m)).collect();
+    let placed = placement::place(&radii, &problem.fixed, problem.box_lengths, tol, &mut rng);
+    drop(radii);
     let mut x = vec![0.0; 6 * n];
     for (m, (c, r)) in placed.into_iter().enumerate() {
         x[6 * m..6 * m + 3].copy_from_slice(&c);
@@ -184,7 +175,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         iters += r.iterations.max(1);
         stats = r.stats;
         if (stats.violations, stats.f) < (best.2.violations, best.2.f) {
-            best = (x.clone(), sys.base.clone(), stats);
+            best.0.copy_from_slice(&x);
+            best.1.copy_from_slice(&sys.base);
+            best.2 = stats;
         }
         if r.stopped {
             was_cancelled = true;
@@ -197,14 +190,18 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     }
     // Return the best point seen (a final "movebad" or a bad round never wins).
     if (best.2.violations, best.2.f) < (stats.violations, stats.f) {
-        x = best.0;
-        sys.base = best.1;
+        x.copy_from_slice(&best.0);
+        sys.base.copy_from_slice(&best.1);
     }
 
-    // Whole molecules with centres wrapped into the box.
+    // Whole molecules with centres wrapped into the box. The positions are taken out of the
+    // system, which is dropped before the check: its arrays and Verlet list are not needed again.
     sys.update_positions(&x);
+    drop(best);
     let l = problem.box_lengths;
-    let mut positions = sys.pos.clone();
+    let mut positions = std::mem::take(&mut sys.pos);
+    let atom_start = std::mem::take(&mut sys.atom_start);
+    drop(sys);
     let mut molecule = vec![0u32; positions.len()];
     for m in 0..n {
         let c = [x[6 * m], x[6 * m + 1], x[6 * m + 2]];
@@ -213,26 +210,26 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             cells::wrap(c[1], l[1]) - c[1],
             cells::wrap(c[2], l[2]) - c[2],
         ];
-        for a in sys.atom_start[m]..sys.atom_start[m + 1] {
+        for a in atom_start[m]..atom_start[m + 1] {
             for k in 0..3 {
                 positions[a][k] += s[k];
             }
             molecule[a] = m as u32;
         }
     }
+    drop(x);
+    drop(atom_start);
     progress(control, shown.fraction.max(0.97), "checking every distance");
     // Judged as the host will see it: positions rounded to f32 (Builder's snapshot).
-    let to_f32 = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
-        p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
-    };
     let rep = check::report(
-        &to_f32(&positions),
+        &positions,
         &molecule,
-        &to_f32(&problem.fixed),
+        &problem.fixed,
         l,
         tol,
         CHECK_SEARCH * tol,
     );
+    drop(molecule);
     let converged = rep.offending_pairs == 0;
     if was_cancelled {
         warnings.push(format!("cancelled after {iters} iterations"));
@@ -330,8 +327,6 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
     // Atom grid of the current configuration (movable atoms, then fixed).
     sys.update_positions(x);
     let n_mov_atoms = sys.pos.len();
-    let mut pts = sys.pos.clone();
-    pts.extend_from_slice(&sys.fixed);
     let owner = |a: usize| -> usize {
         if a < n_mov_atoms {
             sys.atom_start.partition_point(|&s| s <= a) - 1
@@ -339,10 +334,10 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
             usize::MAX
         }
     };
-    let grid = cells::PeriodicGrid::for_points(l, dt, pts.len());
-    let cl = grid.build(&pts);
+    let grid = cells::PeriodicGrid::for_points(l, dt, n_mov_atoms + sys.fixed.len());
+    let cl = grid.build_iter(sys.pos.iter().chain(&sys.fixed).copied());
     for &m in &bad[..k] {
-        let tpl = &sys.template[sys.atom_start[m]..sys.atom_start[m + 1]];
+        let tpl = sys.template(m);
         let mut best: Option<(f64, [f64; 3], rigid::Mat3)> = None;
         for _ in 0..MOVE_TRIALS {
             let c = [

@@ -138,7 +138,7 @@ pub fn lbfgs(
         for m in 0..sys.n_mov {
             let v = &d[6 * m..6 * m + 6];
             let t = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            let r = sys.radius[m] * (v[3].abs() + v[4].abs() + v[5].abs());
+            let r = sys.radius(m) * (v[3].abs() + v[4].abs() + v[5].abs());
             worst = worst.max(t + r);
         }
         let mut alpha = if worst > MAX_STEP {
