@@ -136,11 +136,18 @@ impl ToolResult {
     /// exactly their size: a first pass only counts them, so a growing buffer never holds its
     /// old and new copies at once (up to three times the result's size for a large structure).
     pub fn to_bytes(&self) -> Vec<u8> {
+        self.to_bytes_with(&|| {})
+    }
+
+    /// [`ToolResult::to_bytes`], calling `between` after the counting pass (a progress heartbeat:
+    /// each pass of a 500 000-atom result takes most of a second in wasm).
+    pub fn to_bytes_with(&self, between: &dyn Fn()) -> Vec<u8> {
         let wire = self.wire();
         let mut counter = ByteCount(0);
         if serde_json::to_writer(&mut counter, &wire).is_err() {
             return Vec::new();
         }
+        between();
         let mut bytes = Vec::with_capacity(counter.0);
         serde_json::to_writer(&mut bytes, &wire).map_or(Vec::new(), |()| bytes)
     }

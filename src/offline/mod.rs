@@ -33,9 +33,23 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
 
 /// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result
 /// (what the Worker hands to `interpretCall`; no JSON value tree of the structure is built).
+/// A successful result reports progress "writing N atoms" (fraction 1) before and during writing.
 pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
     match run_tool(name, arguments, control) {
-        Ok(result) => result.to_bytes(),
+        Ok(result) => {
+            // Writing a large result is a phase of its own: say so, and again between its passes.
+            let message = format!(
+                "writing {} atoms",
+                crate::pack::grouped(result.structure.n_atoms())
+            );
+            let say = || {
+                if let Some(progress) = control.progress {
+                    progress(1.0, &message);
+                }
+            };
+            say();
+            result.to_bytes_with(&say)
+        }
         Err(message) => serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
     }
 }

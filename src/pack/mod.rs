@@ -23,6 +23,7 @@ pub mod placement;
 pub mod problem;
 pub mod rigid;
 
+use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
 pub use feasibility::packing_fraction;
@@ -69,6 +70,32 @@ fn progress(control: &PackControl, fraction: f64, message: &str) {
     }
 }
 
+/// The progress reports of one run: each goes to the caller's callback and is remembered, so the
+/// heartbeat of a long phase (an evaluation, a Verlet rebuild, a "movebad" step, the final check)
+/// repeats it, one wave of work at a time: on a large box the caller still hears from the packer
+/// several times a second (the offline Worker forwards at most one report per 100 ms).
+struct Reporter<'a, 'c> {
+    control: &'a PackControl<'c>,
+    last: RefCell<(f64, String)>,
+}
+
+impl Reporter<'_, '_> {
+    fn report(&self, fraction: f64, message: &str) {
+        progress(self.control, fraction, message);
+        let mut last = self.last.borrow_mut();
+        last.0 = fraction;
+        last.1.clear();
+        last.1.push_str(message);
+    }
+
+    fn beat(&self) {
+        if self.control.progress.is_some() {
+            let last = self.last.borrow();
+            progress(self.control, last.0, &last.1);
+        }
+    }
+}
+
 fn cancelled(control: &PackControl) -> bool {
     control.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
 }
@@ -82,8 +109,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let tol = problem.tolerance;
     let mut warnings = Vec::new();
     let molecules: usize = problem.species.iter().map(|s| s.count).sum();
-    progress(
+    let say = Reporter {
         control,
+        last: RefCell::new((0.0, String::new())),
+    };
+    let beat = || say.beat();
+    say.report(
         0.0,
         &format!("checking that {} molecules fit", grouped(molecules)),
     );
@@ -128,11 +159,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     );
     drop(centred);
 
-    progress(
-        control,
-        0.02,
-        &format!("placing {} molecules", grouped(molecules)),
-    );
+    say.report(0.02, &format!("placing {} molecules", grouped(molecules)));
     let mut rng = Rng::new(problem.seed, 0);
     let radii: Vec<f64> = (0..n).map(|m| sys.radius(m)).collect();
     let placed = placement::place(&radii, &problem.fixed, problem.box_lengths, tol, &mut rng);
@@ -164,14 +191,13 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let budget = ROUND_ITERS.min(max_it - iters);
         let mut stop = |_: usize, st: &objective::EvalStats| {
             let fraction = shown.advance(st.violations);
-            progress(
-                control,
+            say.report(
                 fraction,
                 &format!("resolving {} close contacts", grouped(st.violations)),
             );
             cancelled(control)
         };
-        let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop);
+        let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop, &beat);
         iters += r.iterations.max(1);
         stats = r.stats;
         if (stats.violations, stats.f) < (best.2.violations, best.2.f) {
@@ -184,8 +210,8 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             break;
         }
         if stats.violations > 0 && iters < max_it && (r.stalled || r.iterations == budget) {
-            move_bad(&mut sys, &mut x, &mut move_rng);
-            stats = sys.eval(&x, None);
+            move_bad(&mut sys, &mut x, &mut move_rng, &beat);
+            stats = sys.eval(&x, None, &beat);
         }
     }
     // Return the best point seen (a final "movebad" or a bad round never wins).
@@ -219,7 +245,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     }
     drop(x);
     drop(atom_start);
-    progress(control, shown.fraction.max(0.97), "checking every distance");
+    say.report(shown.fraction.max(0.97), "checking every distance");
     // Judged as the host will see it: positions rounded to f32 (Builder's snapshot).
     let rep = check::report(
         &positions,
@@ -228,6 +254,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         l,
         tol,
         CHECK_SEARCH * tol,
+        &beat,
     );
     drop(molecule);
     let converged = rep.offending_pairs == 0;
@@ -247,8 +274,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             ));
         }
     }
-    progress(
-        control,
+    say.report(
         1.0,
         if converged {
             "converged"
@@ -306,8 +332,8 @@ pub fn grouped(n: usize) -> String {
 /// idea): the worst `MOVE_FRACTION` of the molecules (at least one, at most
 /// half of the clashing ones) each go to the best of `MOVE_TRIALS` random
 /// positions and orientations, scored by their overlap penalty against the
-/// current atoms.
-fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
+/// current atoms. `beat` is the progress heartbeat.
+fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng, beat: &dyn Fn()) {
     let mut bad: Vec<usize> = (0..sys.n_mov)
         .filter(|&m| sys.mol_penalty[m] > 0.0)
         .collect();
@@ -336,7 +362,10 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
     };
     let grid = cells::PeriodicGrid::for_points(l, dt, n_mov_atoms + sys.fixed.len());
     let cl = grid.build_iter(sys.pos.iter().chain(&sys.fixed).copied());
-    for &m in &bad[..k] {
+    for (done, &m) in bad[..k].iter().enumerate() {
+        if done % 1024 == 1023 {
+            beat();
+        }
         let tpl = sys.template(m);
         let mut best: Option<(f64, [f64; 3], rigid::Mat3)> = None;
         for _ in 0..MOVE_TRIALS {

@@ -228,7 +228,7 @@ impl System {
 
     /// Rebuilds the molecule-pair Verlet list from the centres in `x`: blocks of molecules in
     /// parallel, a wave at a time, appended in molecule order.
-    fn rebuild(&mut self, x: &[f64]) {
+    fn rebuild(&mut self, x: &[f64], beat: &dyn Fn()) {
         let n = self.n_mov;
         let rmax = self.shape_radius.iter().cloned().fold(0.0, f64::max);
         let reach = self.dt + self.skin;
@@ -295,6 +295,7 @@ impl System {
                     (out, counts)
                 })
                 .collect();
+            beat();
             for (out, counts) in lists {
                 partners.extend_from_slice(&out);
                 for c in counts {
@@ -312,16 +313,17 @@ impl System {
         self.rebuilds += 1;
     }
 
-    /// Evaluates the penalty at `x`; writes the gradient into `grad` if given.
+    /// Evaluates the penalty at `x`; writes the gradient into `grad` if given. `beat` is called
+    /// on this thread between waves (a heartbeat for progress reports on long evaluations).
     ///
     /// Blocks of molecules run in parallel; each adds its molecules' own forces and torques
     /// straight into the gradient (disjoint ranges) and returns the shares of its partners `j`,
     /// which are added in block order after each wave: the same sums in the same order for any
     /// number of threads, and temporary memory bounded by one wave.
-    pub fn eval(&mut self, x: &[f64], mut grad: Option<&mut [f64]>) -> EvalStats {
+    pub fn eval(&mut self, x: &[f64], mut grad: Option<&mut [f64]>, beat: &dyn Fn()) -> EvalStats {
         self.update_positions(x);
         if self.needs_rebuild() {
-            self.rebuild(x);
+            self.rebuild(x, beat);
         }
         let n = self.n_mov;
         let l = self.box_lengths;
@@ -473,6 +475,7 @@ impl System {
                 }
             }
             done = wave_end;
+            beat();
         }
         self.mol_penalty = mol_penalty;
         if let Some(g) = grad {
@@ -540,15 +543,18 @@ mod tests {
             0.3, 4.3, 4.4, 0.1, -0.2, 0.4,
         ];
         let mut g = vec![0.0; x.len()];
-        let f0 = sys.eval(&x, Some(&mut g)).f;
+        let beats = std::cell::Cell::new(0);
+        let f0 = sys.eval(&x, Some(&mut g), &|| beats.set(beats.get() + 1)).f;
         assert!(f0 > 0.0);
+        // The heartbeat: once per wave of the evaluation (one here) and of the first Verlet build.
+        assert_eq!(beats.get(), 2);
         let h = 1e-6;
         for v in 0..x.len() {
             let mut xp = x.clone();
             xp[v] += h;
             let mut xm = x.clone();
             xm[v] -= h;
-            let fd = (sys.eval(&xp, None).f - sys.eval(&xm, None).f) / (2.0 * h);
+            let fd = (sys.eval(&xp, None, &|| {}).f - sys.eval(&xm, None, &|| {}).f) / (2.0 * h);
             assert!(
                 (fd - g[v]).abs() < 1e-4 * (1.0 + g[v].abs()),
                 "var {v}: fd {fd} vs {}",
