@@ -80,6 +80,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
     let cell = [
         lengths[0], 0.0, 0.0, 0.0, lengths[1], 0.0, 0.0, 0.0, lengths[2],
     ];
+    super::report_writing(control, outcome.positions.len());
     let structure = packed_structure(
         &molecules,
         &counts,

@@ -67,6 +67,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
         count,
     }];
     let mut outcome = common.pack(species, lengths, fixed, control)?;
+    super::report_writing(control, outcome.positions.len());
     let structure = packed_structure(
         std::slice::from_ref(&solvent),
         &[count],
