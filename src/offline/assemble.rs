@@ -139,17 +139,31 @@ impl ToolResult {
         self.to_bytes_with(&|| {})
     }
 
-    /// [`ToolResult::to_bytes`], calling `between` after the counting pass (a progress heartbeat:
-    /// each pass of a 500 000-atom result takes most of a second in wasm).
-    pub fn to_bytes_with(&self, between: &dyn Fn()) -> Vec<u8> {
+    /// [`ToolResult::to_bytes`], calling `beat` every [`BEAT_BYTES`] bytes of each pass and
+    /// between them (a progress heartbeat: each pass of a 500 000-atom result takes most of a
+    /// second in wasm).
+    pub fn to_bytes_with(&self, beat: &dyn Fn()) -> Vec<u8> {
         let wire = self.wire();
-        let mut counter = ByteCount(0);
+        let mut counter = Paced {
+            out: None,
+            written: 0,
+            since: 0,
+            beat,
+        };
         if serde_json::to_writer(&mut counter, &wire).is_err() {
             return Vec::new();
         }
-        between();
-        let mut bytes = Vec::with_capacity(counter.0);
-        serde_json::to_writer(&mut bytes, &wire).map_or(Vec::new(), |()| bytes)
+        beat();
+        let mut writer = Paced {
+            out: Some(Vec::with_capacity(counter.written)),
+            written: 0,
+            since: 0,
+            beat,
+        };
+        match serde_json::to_writer(&mut writer, &wire) {
+            Ok(()) => writer.out.unwrap_or_default(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The CallToolResult as a JSON value (tests, small results).
@@ -158,12 +172,29 @@ impl ToolResult {
     }
 }
 
-/// A writer that only counts the bytes written to it.
-struct ByteCount(usize);
+/// Bytes written between two heartbeats of [`ToolResult::to_bytes_with`].
+pub const BEAT_BYTES: usize = 4 << 20;
 
-impl std::io::Write for ByteCount {
+/// A writer that counts the bytes (and keeps them when `out` is set), calling `beat` every
+/// [`BEAT_BYTES`].
+struct Paced<'a> {
+    out: Option<Vec<u8>>,
+    written: usize,
+    since: usize,
+    beat: &'a dyn Fn(),
+}
+
+impl std::io::Write for Paced<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
+        if let Some(out) = self.out.as_mut() {
+            out.extend_from_slice(buf);
+        }
+        self.written += buf.len();
+        self.since += buf.len();
+        if self.since >= BEAT_BYTES {
+            self.since = 0;
+            (self.beat)();
+        }
         Ok(buf.len())
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -207,4 +238,38 @@ pub fn one_decimal(x: f64) -> String {
 pub fn plain_number(x: f64) -> String {
     let rounded = (x * 1000.0).round() / 1000.0;
     crate::contract::validate::format_f64(rounded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// The paced writer gives the same bytes as serde_json's own, in a buffer of exactly their
+    /// size, with a heartbeat every BEAT_BYTES of each pass and one between the passes.
+    #[test]
+    fn paced_bytes_equal_plain_json_and_beat_per_chunk() {
+        let n = 200_000;
+        let structure = Structure {
+            elements: vec![8; n],
+            positions: (0..3 * n)
+                .map(|i| i as f64 * 1.000_000_1 + 0.123_456_7)
+                .collect(),
+            ..Structure::default()
+        };
+        let result = call_result("water", "Liquid box.", structure, &[], 7);
+        let beats = Cell::new(0);
+        let bytes = result.to_bytes_with(&|| beats.set(beats.get() + 1));
+        assert_eq!(bytes, serde_json::to_vec(&result.wire()).unwrap());
+        assert_eq!(bytes.len(), bytes.capacity());
+        assert!(bytes.len() > 2 * BEAT_BYTES, "{}", bytes.len());
+        // Each pass beats once per BEAT_BYTES (a write may overshoot a boundary by a few bytes).
+        let per_pass = bytes.len() / BEAT_BYTES;
+        assert!(
+            (2 * per_pass - 1..=2 * per_pass + 1).contains(&beats.get()),
+            "{}",
+            beats.get()
+        );
+        assert_eq!(result.to_bytes(), bytes);
+    }
 }
