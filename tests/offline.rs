@@ -722,3 +722,29 @@ fn offline_tools_declare_the_builder_result_schema_and_their_results_conform() {
         );
     }
 }
+
+#[test]
+fn the_bytes_path_reports_writing_the_result_and_matches_the_value_path() {
+    use megane_builder_client::offline::call_tool_bytes;
+    use std::sync::Mutex;
+    let args = json!({"components": [{"molecule": {"name": "water", "molblock": molblock("water")}, "count": 40}], "seed": 3});
+    let events = Mutex::new(Vec::new());
+    let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
+    let control = PackControl {
+        cancel: None,
+        progress: Some(&cb),
+    };
+    let bytes = call_tool_bytes("liquid_box", &args, &control);
+    let from_bytes: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(from_bytes, call("liquid_box", &args));
+    let events = events.into_inner().unwrap();
+    let fractions: Vec<f64> = events.iter().map(|e| e.0).collect();
+    assert!(fractions.windows(2).all(|w| w[0] <= w[1]), "{events:?}");
+    // Writing is the last phase: announced, then repeated between the counting and writing passes.
+    let tail: Vec<&(f64, String)> = events.iter().rev().take(2).collect();
+    assert!(
+        tail.iter()
+            .all(|(f, m)| *f == 1.0 && m == "writing 120 atoms"),
+        "{events:?}"
+    );
+}

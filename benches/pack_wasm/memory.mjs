@@ -1,39 +1,103 @@
 // Memory per atom of an offline liquid_box call in wasm (single-threaded build, in Node, as the
 // offline tools' Worker runs it): the wasm memory size after the call (it never shrinks, so it is
-// the call's peak) and the process's peak RSS, each size in a fresh process.
-// Usage: node benches/pack_wasm/memory.mjs [ATOMS,...]   (default 10000,100000,300000 water atoms)
-// Prints one JSON line per size. Needs pkg/ (scripts/build.sh).
+// the call's peak), the process's peak RSS and its growth during the call, each case in a fresh
+// process; and the progress updates (count, longest gap between two, in ms).
+// Usage: node benches/pack_wasm/memory.mjs [CASES] [OUT]
+//   CASES: comma-separated; a number N or `water-N` is N atoms of water, `mix8` is 50 000
+//   molecules of eight species (193 100 atoms; liquid_box takes at most eight components; as
+//   benches/pack_memory.rs). Default 10000,100000,300000.
+//   OUT (optional): each result's structure is written there and judged by
+//   ../shared/tools/check_packing.py (run with $PYTHON, default python3; it needs numpy).
+// Prints one JSON line per case. Needs pkg/ (scripts/build.sh).
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const [sizes = "10000,100000,300000", child] = process.argv.slice(2);
+const SHARED = join(ROOT, "..", "shared");
+const [cases = "10000,100000,300000", out = "", child] = process.argv.slice(2);
+
+const MIX8 = [
+  ["water", 43300], ["methanol", 1500], ["ethanol", 1000], ["acetonitrile", 1000], ["benzene", 1500],
+  ["chloroform", 1000], ["caffeine", 400], ["alanine_dipeptide", 300],
+];
+
+function molecule(name) {
+  for (const dir of [join(SHARED, "fixtures", "molecules"), join(ROOT, "tests", "fixtures")]) {
+    try {
+      return { name, molblock: readFileSync(join(dir, `${name}.mol`), "utf8") };
+    } catch {}
+  }
+  throw new Error(`no molecule ${name}`);
+}
+
+function components(name) {
+  if (name === "mix8") return MIX8.map(([m, count]) => ({ molecule: molecule(m), count }));
+  const atoms = Number(name.replace(/^water-/, ""));
+  return [{ molecule: molecule("water"), count: Math.floor(atoms / 3) }];
+}
 
 if (child !== "--child") {
-  for (const atoms of sizes.split(",").map(Number)) {
-    const out = execFileSync(process.execPath, ["--max-old-space-size=4096", fileURLToPath(import.meta.url), String(atoms), "--child"], { encoding: "utf8" });
-    process.stdout.write(out);
+  for (const name of cases.split(",")) {
+    const line = execFileSync(process.execPath, ["--max-old-space-size=4096", fileURLToPath(import.meta.url), name, out, "--child"], { encoding: "utf8", maxBuffer: 1 << 20 });
+    const r = JSON.parse(line);
+    if (out && r.file) {
+      try {
+        const report = execFileSync(process.env.PYTHON || "python3", [join(SHARED, "tools", "check_packing.py"), r.file, "--tolerance", "2.0", "--json"], { encoding: "utf8", maxBuffer: 1 << 28 });
+        const c = JSON.parse(report);
+        r.check = { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules };
+      } catch (error) {
+        const c = error.stdout ? JSON.parse(error.stdout) : null;
+        r.check = c ? { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules } : { error: String(error.message).split("\n")[0] };
+      }
+    }
+    console.log(JSON.stringify(r));
   }
 } else {
-  const atoms = Number(sizes);
+  const name = cases;
   const pkg = await import(join(ROOT, "pkg", "megane_builder_client.js"));
   const wasm = pkg.initSync({ module: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
-  const water = readFileSync(join(ROOT, "..", "shared", "fixtures", "molecules", "water.mol"), "utf8");
-  const count = Math.round(atoms / 3);
+  const args = { components: components(name), seed: 1 };
   const before = { wasm: wasm.memory.buffer.byteLength, rss: process.memoryUsage().rss };
+  let updates = 0;
+  let last = performance.now();
+  let maxGap = 0;
+  let gapAt = "";
   const t0 = performance.now();
-  const bytes = pkg.offlineCall("liquid_box", { components: [{ molecule: { name: "water", molblock: water }, count }], seed: 1 }, null);
-  const ms = performance.now() - t0;
-  const after = { wasm: wasm.memory.buffer.byteLength, rss: process.memoryUsage().rss };
+  const bytes = pkg.offlineCall("liquid_box", args, (fraction, message) => {
+    const now = performance.now();
+    if (now - last > maxGap) {
+      maxGap = now - last;
+      gapAt = message;
+    }
+    last = now;
+    updates += 1;
+  });
+  const end = performance.now();
+  const ms = end - t0;
+  if (end - last > maxGap) {
+    maxGap = end - last;
+    gapAt = "(end of call: result written)";
+  }
+  const after = { wasm: wasm.memory.buffer.byteLength };
   const peakRss = process.resourceUsage().maxRSS * 1024;
-  const text = new TextDecoder().decode(bytes.subarray(0, 200));
-  const n = count * 3;
+  const text = new TextDecoder().decode(bytes);
+  const result = JSON.parse(text);
+  const n = result.structuredContent?.structure?.elements?.length ?? 0;
+  let file = null;
+  if (out && n) {
+    mkdirSync(out, { recursive: true });
+    file = join(out, `wasm-${name}.json`);
+    writeFileSync(file, JSON.stringify(result.structuredContent));
+  }
   console.log(JSON.stringify({
-    atoms: n, ms: Math.round(ms), ok: !text.includes('"isError":true'),
+    case: name, atoms: n, ms: Math.round(ms), ok: result.isError === false,
     wasmBytes: after.wasm, wasmPerAtom: Math.round(after.wasm / n),
     wasmGrowthPerAtom: Math.round((after.wasm - before.wasm) / n),
-    peakRssBytes: peakRss, peakRssPerAtom: Math.round(peakRss / n), resultBytes: bytes.length,
+    peakRssBytes: peakRss, peakRssPerAtom: Math.round(peakRss / n),
+    rssGrowthPerAtom: Math.round((peakRss - before.rss) / n), resultBytes: bytes.length,
+    progressUpdates: updates, longestGapMs: Math.round(maxGap), longestGapBefore: gapAt,
+    warnings: result.structuredContent?.warnings ?? [], file,
   }));
 }

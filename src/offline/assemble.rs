@@ -9,11 +9,11 @@ use super::molecule::{residue_name, PackMolecule};
 use crate::contract::structure::Structure;
 
 /// Builds the structure of `counts[k]` copies of `molecules[k]`, in order, from packed positions
-/// (one `[x, y, z]` per atom, species then copies then template atoms).
+/// (one `[x, y, z]` per atom, species then copies then template atoms; taken, not copied).
 pub fn packed_structure(
     molecules: &[PackMolecule],
     counts: &[usize],
-    positions: &[[f64; 3]],
+    positions: Vec<[f64; 3]>,
     cell: [f64; 9],
 ) -> Structure {
     let mut s = Structure {
@@ -50,7 +50,7 @@ pub fn packed_structure(
             atom += n;
         }
     }
-    s.positions = positions.iter().flatten().copied().collect();
+    s.positions = positions.into_flattened();
     if orders.iter().any(|&o| o != 1) {
         s.bond_orders = Some(orders);
     }
@@ -132,14 +132,73 @@ impl ToolResult {
         }
     }
 
-    /// The CallToolResult as JSON bytes, written directly from the typed data.
+    /// The CallToolResult as JSON bytes, written directly from the typed data into a buffer of
+    /// exactly their size: a first pass only counts them, so a growing buffer never holds its
+    /// old and new copies at once (up to three times the result's size for a large structure).
     pub fn to_bytes(&self) -> Vec<u8> {
-        serde_json::to_vec(&self.wire()).unwrap_or_default()
+        self.to_bytes_with(&|| {})
+    }
+
+    /// [`ToolResult::to_bytes`], calling `beat` every [`BEAT_BYTES`] bytes of each pass and
+    /// between them (a progress heartbeat: each pass of a 500 000-atom result takes most of a
+    /// second in wasm).
+    pub fn to_bytes_with(&self, beat: &dyn Fn()) -> Vec<u8> {
+        let wire = self.wire();
+        let mut counter = Paced {
+            out: None,
+            written: 0,
+            since: 0,
+            beat,
+        };
+        if serde_json::to_writer(&mut counter, &wire).is_err() {
+            return Vec::new();
+        }
+        beat();
+        let mut writer = Paced {
+            out: Some(Vec::with_capacity(counter.written)),
+            written: 0,
+            since: 0,
+            beat,
+        };
+        match serde_json::to_writer(&mut writer, &wire) {
+            Ok(()) => writer.out.unwrap_or_default(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The CallToolResult as a JSON value (tests, small results).
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self.wire()).unwrap_or(Value::Null)
+    }
+}
+
+/// Bytes written between two heartbeats of [`ToolResult::to_bytes_with`].
+pub const BEAT_BYTES: usize = 4 << 20;
+
+/// A writer that counts the bytes (and keeps them when `out` is set), calling `beat` every
+/// [`BEAT_BYTES`].
+struct Paced<'a> {
+    out: Option<Vec<u8>>,
+    written: usize,
+    since: usize,
+    beat: &'a dyn Fn(),
+}
+
+impl std::io::Write for Paced<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if let Some(out) = self.out.as_mut() {
+            out.extend_from_slice(buf);
+        }
+        self.written += buf.len();
+        self.since += buf.len();
+        if self.since >= BEAT_BYTES {
+            self.since = 0;
+            (self.beat)();
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -179,4 +238,38 @@ pub fn one_decimal(x: f64) -> String {
 pub fn plain_number(x: f64) -> String {
     let rounded = (x * 1000.0).round() / 1000.0;
     crate::contract::validate::format_f64(rounded)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// The paced writer gives the same bytes as serde_json's own, in a buffer of exactly their
+    /// size, with a heartbeat every BEAT_BYTES of each pass and one between the passes.
+    #[test]
+    fn paced_bytes_equal_plain_json_and_beat_per_chunk() {
+        let n = 200_000;
+        let structure = Structure {
+            elements: vec![8; n],
+            positions: (0..3 * n)
+                .map(|i| i as f64 * 1.000_000_1 + 0.123_456_7)
+                .collect(),
+            ..Structure::default()
+        };
+        let result = call_result("water", "Liquid box.", structure, &[], 7);
+        let beats = Cell::new(0);
+        let bytes = result.to_bytes_with(&|| beats.set(beats.get() + 1));
+        assert_eq!(bytes, serde_json::to_vec(&result.wire()).unwrap());
+        assert_eq!(bytes.len(), bytes.capacity());
+        assert!(bytes.len() > 2 * BEAT_BYTES, "{}", bytes.len());
+        // Each pass beats once per BEAT_BYTES (a write may overshoot a boundary by a few bytes).
+        let per_pass = bytes.len() / BEAT_BYTES;
+        assert!(
+            (2 * per_pass - 1..=2 * per_pass + 1).contains(&beats.get()),
+            "{}",
+            beats.get()
+        );
+        assert_eq!(result.to_bytes(), bytes);
+    }
 }

@@ -76,11 +76,17 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
             count,
         })
         .collect();
-    let outcome = common.pack(species, lengths, Vec::new(), control)?;
+    let mut outcome = common.pack(species, lengths, Vec::new(), control)?;
     let cell = [
         lengths[0], 0.0, 0.0, 0.0, lengths[1], 0.0, 0.0, 0.0, lengths[2],
     ];
-    let structure = packed_structure(&molecules, &counts, &outcome.positions, cell);
+    super::report_writing(control, outcome.positions.len());
+    let structure = packed_structure(
+        &molecules,
+        &counts,
+        std::mem::take(&mut outcome.positions),
+        cell,
+    );
     let mixture: Vec<String> = molecules
         .iter()
         .zip(&counts)

@@ -33,10 +33,28 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
 
 /// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result
 /// (what the Worker hands to `interpretCall`; no JSON value tree of the structure is built).
+/// A successful result reports progress "writing N atoms" (fraction 1, [`report_writing`]) every few
+/// MB of the writing passes and between them; the packing tools also report it before assembling
+/// the structure.
 pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
     match run_tool(name, arguments, control) {
-        Ok(result) => result.to_bytes(),
+        Ok(result) => {
+            // Writing a large result is a phase of its own: said again during its passes.
+            let atoms = result.structure.n_atoms();
+            result.to_bytes_with(&|| report_writing(control, atoms))
+        }
         Err(message) => serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
+    }
+}
+
+/// Progress of the last phase, assembling and writing a result of `atoms` atoms: "writing N
+/// atoms" at fraction 1 (a large result takes a second or more in wasm after packing ends).
+pub fn report_writing(control: &PackControl, atoms: usize) {
+    if let Some(progress) = control.progress {
+        progress(
+            1.0,
+            &format!("writing {} atoms", crate::pack::grouped(atoms)),
+        );
     }
 }
 

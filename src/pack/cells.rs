@@ -124,9 +124,14 @@ impl PeriodicGrid {
 
     /// Bins points (any coordinates; they are wrapped first).
     pub fn build(&self, points: &[[f64; 3]]) -> CellList {
+        self.build_iter(points.iter().copied())
+    }
+
+    /// Bins the points an iterator yields (any coordinates; they are wrapped first), keeping only
+    /// their wrapped copy: no other copy of the points is made.
+    pub fn build_iter(&self, points: impl Iterator<Item = [f64; 3]>) -> CellList {
         let l = self.box_lengths;
         let wrapped: Vec<[f64; 3]> = points
-            .iter()
             .map(|p| [wrap(p[0], l[0]), wrap(p[1], l[1]), wrap(p[2], l[2])])
             .collect();
         let cell_of: Vec<u32> = wrapped
@@ -141,7 +146,7 @@ impl PeriodicGrid {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut items = vec![0u32; points.len()];
+        let mut items = vec![0u32; wrapped.len()];
         for (i, &c) in cell_of.iter().enumerate() {
             items[fill[c as usize] as usize] = i as u32;
             fill[c as usize] += 1;

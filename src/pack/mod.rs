@@ -23,6 +23,7 @@ pub mod placement;
 pub mod problem;
 pub mod rigid;
 
+use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
 pub use feasibility::packing_fraction;
@@ -69,6 +70,32 @@ fn progress(control: &PackControl, fraction: f64, message: &str) {
     }
 }
 
+/// The progress reports of one run: each goes to the caller's callback and is remembered, so the
+/// heartbeat of a long phase (an evaluation, a Verlet rebuild, a "movebad" step, the final check)
+/// repeats it, one wave of work at a time: on a large box the caller still hears from the packer
+/// several times a second (the offline Worker forwards at most one report per 100 ms).
+struct Reporter<'a, 'c> {
+    control: &'a PackControl<'c>,
+    last: RefCell<(f64, String)>,
+}
+
+impl Reporter<'_, '_> {
+    fn report(&self, fraction: f64, message: &str) {
+        progress(self.control, fraction, message);
+        let mut last = self.last.borrow_mut();
+        last.0 = fraction;
+        last.1.clear();
+        last.1.push_str(message);
+    }
+
+    fn beat(&self) {
+        if self.control.progress.is_some() {
+            let last = self.last.borrow();
+            progress(self.control, last.0, &last.1);
+        }
+    }
+}
+
 fn cancelled(control: &PackControl) -> bool {
     control.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
 }
@@ -82,8 +109,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let tol = problem.tolerance;
     let mut warnings = Vec::new();
     let molecules: usize = problem.species.iter().map(|s| s.count).sum();
-    progress(
+    let say = Reporter {
         control,
+        last: RefCell::new((0.0, String::new())),
+    };
+    let beat = || say.beat();
+    say.report(
         0.0,
         &format!("checking that {} molecules fit", grouped(molecules)),
     );
@@ -109,43 +140,30 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         )));
     }
 
-    // Centred templates, one entry per copy.
-    let centred: Vec<Vec<[f64; 3]>> = problem
+    // Centred templates, one per species (the system keeps nothing per copy but its pose).
+    let centred: Vec<(Vec<[f64; 3]>, usize)> = problem
         .species
         .iter()
-        .map(|s| rigid::centred(&s.template.positions).0)
+        .map(|s| (rigid::centred(&s.template.positions).0, s.count))
         .collect();
-    let mut templates = Vec::new();
-    for (k, s) in problem.species.iter().enumerate() {
-        for _ in 0..s.count {
-            templates.push(centred[k].clone());
-        }
-    }
-    let n = templates.len();
+    let n = molecules;
     let dense = ((eta - feasibility::WARN_FRACTION) / 0.1).clamp(0.0, 1.0);
     let margin = DT_MARGIN + (DT_MARGIN_DENSE - DT_MARGIN) * dense;
     let mut sys = System::new(
-        templates,
+        &centred,
         problem.fixed.clone(),
         problem.box_lengths,
         tol + F32_MARGIN,
         tol + margin,
         SKIN,
     );
+    drop(centred);
 
-    progress(
-        control,
-        0.02,
-        &format!("placing {} molecules", grouped(molecules)),
-    );
+    say.report(0.02, &format!("placing {} molecules", grouped(molecules)));
     let mut rng = Rng::new(problem.seed, 0);
-    let placed = placement::place(
-        &sys.radius,
-        &problem.fixed,
-        problem.box_lengths,
-        tol,
-        &mut rng,
-    );
+    let radii: Vec<f64> = (0..n).map(|m| sys.radius(m)).collect();
+    let placed = placement::place(&radii, &problem.fixed, problem.box_lengths, tol, &mut rng);
+    drop(radii);
     let mut x = vec![0.0; 6 * n];
     for (m, (c, r)) in placed.into_iter().enumerate() {
         x[6 * m..6 * m + 3].copy_from_slice(&c);
@@ -173,38 +191,43 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let budget = ROUND_ITERS.min(max_it - iters);
         let mut stop = |_: usize, st: &objective::EvalStats| {
             let fraction = shown.advance(st.violations);
-            progress(
-                control,
+            say.report(
                 fraction,
                 &format!("resolving {} close contacts", grouped(st.violations)),
             );
             cancelled(control)
         };
-        let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop);
+        let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop, &beat);
         iters += r.iterations.max(1);
         stats = r.stats;
         if (stats.violations, stats.f) < (best.2.violations, best.2.f) {
-            best = (x.clone(), sys.base.clone(), stats);
+            best.0.copy_from_slice(&x);
+            best.1.copy_from_slice(&sys.base);
+            best.2 = stats;
         }
         if r.stopped {
             was_cancelled = true;
             break;
         }
         if stats.violations > 0 && iters < max_it && (r.stalled || r.iterations == budget) {
-            move_bad(&mut sys, &mut x, &mut move_rng);
-            stats = sys.eval(&x, None);
+            move_bad(&mut sys, &mut x, &mut move_rng, &beat);
+            stats = sys.eval(&x, None, &beat);
         }
     }
     // Return the best point seen (a final "movebad" or a bad round never wins).
     if (best.2.violations, best.2.f) < (stats.violations, stats.f) {
-        x = best.0;
-        sys.base = best.1;
+        x.copy_from_slice(&best.0);
+        sys.base.copy_from_slice(&best.1);
     }
 
-    // Whole molecules with centres wrapped into the box.
+    // Whole molecules with centres wrapped into the box. The positions are taken out of the
+    // system, which is dropped before the check: its arrays and Verlet list are not needed again.
     sys.update_positions(&x);
+    drop(best);
     let l = problem.box_lengths;
-    let mut positions = sys.pos.clone();
+    let mut positions = std::mem::take(&mut sys.pos);
+    let atom_start = std::mem::take(&mut sys.atom_start);
+    drop(sys);
     let mut molecule = vec![0u32; positions.len()];
     for m in 0..n {
         let c = [x[6 * m], x[6 * m + 1], x[6 * m + 2]];
@@ -213,26 +236,27 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             cells::wrap(c[1], l[1]) - c[1],
             cells::wrap(c[2], l[2]) - c[2],
         ];
-        for a in sys.atom_start[m]..sys.atom_start[m + 1] {
+        for a in atom_start[m]..atom_start[m + 1] {
             for k in 0..3 {
                 positions[a][k] += s[k];
             }
             molecule[a] = m as u32;
         }
     }
-    progress(control, shown.fraction.max(0.97), "checking every distance");
+    drop(x);
+    drop(atom_start);
+    say.report(shown.fraction.max(0.97), "checking every distance");
     // Judged as the host will see it: positions rounded to f32 (Builder's snapshot).
-    let to_f32 = |p: &[[f64; 3]]| -> Vec<[f64; 3]> {
-        p.iter().map(|a| a.map(|x| x as f32 as f64)).collect()
-    };
     let rep = check::report(
-        &to_f32(&positions),
+        &positions,
         &molecule,
-        &to_f32(&problem.fixed),
+        &problem.fixed,
         l,
         tol,
         CHECK_SEARCH * tol,
+        &beat,
     );
+    drop(molecule);
     let converged = rep.offending_pairs == 0;
     if was_cancelled {
         warnings.push(format!("cancelled after {iters} iterations"));
@@ -250,8 +274,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             ));
         }
     }
-    progress(
-        control,
+    say.report(
         1.0,
         if converged {
             "converged"
@@ -309,8 +332,8 @@ pub fn grouped(n: usize) -> String {
 /// idea): the worst `MOVE_FRACTION` of the molecules (at least one, at most
 /// half of the clashing ones) each go to the best of `MOVE_TRIALS` random
 /// positions and orientations, scored by their overlap penalty against the
-/// current atoms.
-fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
+/// current atoms. `beat` is the progress heartbeat.
+fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng, beat: &dyn Fn()) {
     let mut bad: Vec<usize> = (0..sys.n_mov)
         .filter(|&m| sys.mol_penalty[m] > 0.0)
         .collect();
@@ -330,8 +353,6 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
     // Atom grid of the current configuration (movable atoms, then fixed).
     sys.update_positions(x);
     let n_mov_atoms = sys.pos.len();
-    let mut pts = sys.pos.clone();
-    pts.extend_from_slice(&sys.fixed);
     let owner = |a: usize| -> usize {
         if a < n_mov_atoms {
             sys.atom_start.partition_point(|&s| s <= a) - 1
@@ -339,10 +360,13 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng) {
             usize::MAX
         }
     };
-    let grid = cells::PeriodicGrid::for_points(l, dt, pts.len());
-    let cl = grid.build(&pts);
-    for &m in &bad[..k] {
-        let tpl = &sys.template[sys.atom_start[m]..sys.atom_start[m + 1]];
+    let grid = cells::PeriodicGrid::for_points(l, dt, n_mov_atoms + sys.fixed.len());
+    let cl = grid.build_iter(sys.pos.iter().chain(&sys.fixed).copied());
+    for (done, &m) in bad[..k].iter().enumerate() {
+        if done % 1024 == 1023 {
+            beat();
+        }
+        let tpl = sys.template(m);
         let mut best: Option<(f64, [f64; 3], rigid::Mat3)> = None;
         for _ in 0..MOVE_TRIALS {
             let c = [

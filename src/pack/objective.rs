@@ -11,28 +11,30 @@
 //! Pairs come from a molecule-level Verlet list (molecule pairs whose bounding
 //! spheres come within `dt + skin`, each with its image shift), rebuilt only when
 //! an atom has moved more than `skin / 2` since the last build. The pair kernel
-//! runs in parallel over fixed-size chunks of the list; per-chunk partial
-//! results are combined in chunk order, so the result does not depend on the
+//! runs in parallel over fixed-size blocks of molecules; per-block partial
+//! results are combined in block order, so the result does not depend on the
 //! number of threads.
 
 use rayon::prelude::*;
 
-use super::cells::PeriodicGrid;
+use super::cells::{wrap, PeriodicGrid};
 use super::rigid::{cross, euler, euler_axes, mat_mul, mat_vec, orthonormalise, Mat3};
 
-/// Mutable position and arm slices of one molecule.
-type AtomSlices<'a> = (&'a mut [[f64; 3]], &'a mut [[f64; 3]]);
+/// Molecules per parallel work item of an evaluation and of a Verlet rebuild (fixed: determinism).
+const BLOCK: usize = 64;
+/// Work items evaluated together before their scattered contributions are summed: bounds the
+/// evaluation's temporary memory (a few MB) whatever the number of molecules.
+const WAVE: usize = 64;
 
-/// Molecule pairs per parallel work item (fixed: determinism).
-const CHUNK: usize = 256;
-
-/// One molecule pair of the Verlet list: `j >= n_mov` means fixed atom `j - n_mov`.
+/// One Verlet partner of a molecule `i` (the list is grouped by `i`, so `i` is implicit):
+/// `j >= n_mov` means fixed atom `j - n_mov`. 8 bytes.
 #[derive(Clone, Copy, Debug)]
-struct Pair {
-    i: u32,
+struct Partner {
     j: u32,
-    /// Image shift: `x_j + shift - x_i` is the displacement from i to j (Å).
-    shift: [f64; 3],
+    /// Image shift in box lengths per axis: `x_j + shift · L − x_i` is the displacement from
+    /// `i` to `j`. Centres are wrapped into the box at every [`System::rebase`], and a round moves
+    /// an atom at most a few tens of Å, so the counts stay far inside `i8`.
+    shift: [i8; 3],
 }
 
 /// Result of one evaluation.
@@ -47,17 +49,25 @@ pub struct EvalStats {
 }
 
 /// The rigid bodies and the cached state of the objective.
+///
+/// Memory is sized to the atoms, with nothing per molecule on the heap: the templates are stored
+/// once per species, the atom offsets from the centres are not stored (they are `pos − centre`),
+/// the Verlet list is one compact array grouped by molecule (8 bytes per partner), and the
+/// positions at the last rebuild are kept in f32 (they only decide when to rebuild).
 pub struct System {
     /// Number of movable molecules.
     pub n_mov: usize,
     /// `atom_start[m]..atom_start[m + 1]`: atoms of molecule `m`.
     pub atom_start: Vec<usize>,
-    /// Template offsets from the centre, per atom (template frame).
-    pub template: Vec<[f64; 3]>,
+    /// Species of each molecule (index into the shapes).
+    kind: Vec<u32>,
+    /// Centred template offsets of every species, concatenated (`shape_start[k]..shape_start[k + 1]`).
+    shapes: Vec<[f64; 3]>,
+    shape_start: Vec<usize>,
+    /// Bounding radius (Å) of each species.
+    shape_radius: Vec<f64>,
     /// Base rotation per molecule (the Euler angles act on top of it).
     pub base: Vec<Mat3>,
-    /// Bounding radius per molecule (Å).
-    pub radius: Vec<f64>,
     /// Fixed atoms (Å).
     pub fixed: Vec<[f64; 3]>,
     /// Box edge lengths (Å).
@@ -68,12 +78,12 @@ pub struct System {
     pub tol: f64,
     /// Verlet skin (Å).
     pub skin: f64,
-    /// Current atom positions (Å), filled by [`System::eval`].
+    /// Current atom positions (Å), filled by [`System::update_positions`] / [`System::eval`].
     pub pos: Vec<[f64; 3]>,
-    /// Current atom offsets from their molecule centre (rotated).
-    arms: Vec<[f64; 3]>,
-    pos_at_build: Vec<[f64; 3]>,
-    pairs: Vec<Pair>,
+    pos_at_build: Vec<[f32; 3]>,
+    /// Verlet list: partners of molecule `i` are `partners[partner_start[i]..partner_start[i + 1]]`.
+    partner_start: Vec<u32>,
+    partners: Vec<Partner>,
     built: bool,
     /// Number of Verlet list rebuilds so far.
     pub rebuilds: usize,
@@ -82,92 +92,119 @@ pub struct System {
 }
 
 impl System {
-    /// Creates the system. `templates[m]` are the centred offsets of molecule `m`.
+    /// Creates the system: `species[k] = (centred offsets of the template, copies)`, molecules in
+    /// species order.
     pub fn new(
-        templates: Vec<Vec<[f64; 3]>>,
+        species: &[(Vec<[f64; 3]>, usize)],
         fixed: Vec<[f64; 3]>,
         box_lengths: [f64; 3],
         tol: f64,
         dt: f64,
         skin: f64,
     ) -> Self {
-        let n_mov = templates.len();
+        let n_mov: usize = species.iter().map(|s| s.1).sum();
         let mut atom_start = Vec::with_capacity(n_mov + 1);
+        let mut kind = Vec::with_capacity(n_mov);
+        let mut shapes = Vec::new();
+        let mut shape_start = vec![0];
+        let mut shape_radius = Vec::with_capacity(species.len());
         atom_start.push(0);
-        let mut template = Vec::new();
-        let mut radius = Vec::with_capacity(n_mov);
-        for t in &templates {
+        let mut atoms = 0;
+        for (k, (t, count)) in species.iter().enumerate() {
             let r = t
                 .iter()
                 .map(|o| (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]).sqrt())
                 .fold(0.0, f64::max);
-            radius.push(r);
-            template.extend_from_slice(t);
-            atom_start.push(template.len());
+            shape_radius.push(r);
+            shapes.extend_from_slice(t);
+            shape_start.push(shapes.len());
+            for _ in 0..*count {
+                atoms += t.len();
+                atom_start.push(atoms);
+                kind.push(k as u32);
+            }
         }
-        let na = template.len();
         System {
             n_mov,
             atom_start,
-            template,
+            kind,
+            shapes,
+            shape_start,
+            shape_radius,
             base: vec![super::rigid::IDENTITY; n_mov],
-            radius,
             fixed,
             box_lengths,
             dt,
             tol,
             skin,
-            pos: vec![[0.0; 3]; na],
-            arms: vec![[0.0; 3]; na],
-            pos_at_build: vec![[0.0; 3]; na],
-            pairs: Vec::new(),
+            pos: vec![[0.0; 3]; atoms],
+            pos_at_build: vec![[0.0; 3]; atoms],
+            partner_start: Vec::new(),
+            partners: Vec::new(),
             built: false,
             rebuilds: 0,
             mol_penalty: vec![0.0; n_mov],
         }
     }
 
-    /// Folds the Euler angles of `x` into the base rotations and zeroes them.
+    /// Centred template offsets of molecule `m` (template frame).
+    pub fn template(&self, m: usize) -> &[[f64; 3]] {
+        let k = self.kind[m] as usize;
+        &self.shapes[self.shape_start[k]..self.shape_start[k + 1]]
+    }
+
+    /// Bounding radius (Å) of molecule `m`.
+    #[inline]
+    pub fn radius(&self, m: usize) -> f64 {
+        self.shape_radius[self.kind[m] as usize]
+    }
+
+    /// Folds the Euler angles of `x` into the base rotations and zeroes them, and wraps the
+    /// centres into the box (so the Verlet list's image counts stay small).
     pub fn rebase(&mut self, x: &mut [f64]) {
+        let l = self.box_lengths;
         for m in 0..self.n_mov {
             let v = &mut x[6 * m..6 * m + 6];
             let r = euler(v[3], v[4], v[5]);
             self.base[m] = orthonormalise(&mat_mul(&r, &self.base[m]));
+            for k in 0..3 {
+                v[k] = wrap(v[k], l[k]);
+            }
             v[3] = 0.0;
             v[4] = 0.0;
             v[5] = 0.0;
         }
     }
 
-    /// Sets the atom positions from `x` (parallel over molecules).
+    /// Sets the atom positions from `x` (parallel over blocks of molecules).
     pub fn update_positions(&mut self, x: &[f64]) {
         let starts = &self.atom_start;
-        let template = &self.template;
         let base = &self.base;
-        // Split the atom arrays per molecule for parallel writes.
-        let mut pos_chunks: Vec<AtomSlices> = Vec::with_capacity(self.n_mov);
-        let (mut prest, mut arest) = (&mut self.pos[..], &mut self.arms[..]);
-        for m in 0..self.n_mov {
-            let len = starts[m + 1] - starts[m];
-            let (p, pr) = prest.split_at_mut(len);
-            let (a, ar) = arest.split_at_mut(len);
-            pos_chunks.push((p, a));
-            prest = pr;
-            arest = ar;
+        // Split the positions per block of molecules for parallel writes.
+        let mut blocks: Vec<(usize, &mut [[f64; 3]])> =
+            Vec::with_capacity(self.n_mov.div_ceil(BLOCK));
+        let mut rest = &mut self.pos[..];
+        for m0 in (0..self.n_mov).step_by(BLOCK) {
+            let m1 = (m0 + BLOCK).min(self.n_mov);
+            let (p, r) = rest.split_at_mut(starts[m1] - starts[m0]);
+            blocks.push((m0, p));
+            rest = r;
         }
-        pos_chunks
-            .into_par_iter()
-            .with_min_len(64)
-            .enumerate()
-            .for_each(|(m, (p, a))| {
+        let (kind, shapes, shape_start) = (&self.kind, &self.shapes, &self.shape_start);
+        blocks.into_par_iter().for_each(|(m0, p)| {
+            let m1 = (m0 + BLOCK).min(starts.len() - 1);
+            let mut a = 0;
+            for m in m0..m1 {
                 let v = &x[6 * m..6 * m + 6];
                 let r = mat_mul(&euler(v[3], v[4], v[5]), &base[m]);
-                for (k, t) in template[starts[m]..starts[m + 1]].iter().enumerate() {
+                let k = kind[m] as usize;
+                for t in &shapes[shape_start[k]..shape_start[k + 1]] {
                     let arm = mat_vec(&r, t);
-                    a[k] = arm;
-                    p[k] = [v[0] + arm[0], v[1] + arm[1], v[2] + arm[2]];
+                    p[a] = [v[0] + arm[0], v[1] + arm[1], v[2] + arm[2]];
+                    a += 1;
                 }
-            });
+            }
+        });
     }
 
     fn needs_rebuild(&self) -> bool {
@@ -180,219 +217,274 @@ impl System {
             .with_min_len(4096)
             .zip(self.pos_at_build.par_iter())
             .any(|(p, q)| {
-                let d = [p[0] - q[0], p[1] - q[1], p[2] - q[2]];
+                let d = [
+                    p[0] - f64::from(q[0]),
+                    p[1] - f64::from(q[1]),
+                    p[2] - f64::from(q[2]),
+                ];
                 d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim
             })
     }
 
-    /// Rebuilds the molecule-pair Verlet list from the centres in `x`.
-    fn rebuild(&mut self, x: &[f64]) {
+    /// Rebuilds the molecule-pair Verlet list from the centres in `x`: blocks of molecules in
+    /// parallel, a wave at a time, appended in molecule order.
+    fn rebuild(&mut self, x: &[f64], beat: &dyn Fn()) {
         let n = self.n_mov;
-        let rmax = self.radius.iter().cloned().fold(0.0, f64::max);
+        let rmax = self.shape_radius.iter().cloned().fold(0.0, f64::max);
         let reach = self.dt + self.skin;
-        let grid =
-            PeriodicGrid::for_points(self.box_lengths, 2.0 * rmax + reach, n + self.fixed.len());
+        let l = self.box_lengths;
+        let grid = PeriodicGrid::for_points(l, 2.0 * rmax + reach, n + self.fixed.len());
         // points: centres, then fixed atoms
         let mut pts: Vec<[f64; 3]> = (0..n)
             .map(|m| [x[6 * m], x[6 * m + 1], x[6 * m + 2]])
             .collect();
         pts.extend_from_slice(&self.fixed);
         let cl = grid.build(&pts);
-        let radius = &self.radius;
-        // wrap offsets of each point (wrapped - actual)
-        let lists: Vec<Vec<Pair>> = (0..n)
-            .into_par_iter()
-            .with_min_len(64)
-            .map(|i| {
-                let mut out = Vec::new();
-                let wi = cl.wrapped[i];
-                let off_i = [wi[0] - pts[i][0], wi[1] - pts[i][1], wi[2] - pts[i][2]];
-                grid.for_each_neighbour_cell(grid.coords_of(&wi), |cell, s| {
-                    for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
-                        let j = j as usize;
-                        if j <= i {
-                            continue;
-                        }
-                        let wj = cl.wrapped[j];
-                        let d = [
-                            wj[0] + s[0] - wi[0],
-                            wj[1] + s[1] - wi[1],
-                            wj[2] + s[2] - wi[2],
-                        ];
-                        let rj = if j < n { radius[j] } else { 0.0 };
-                        let cut = radius[i] + rj + reach;
-                        if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut {
-                            let off_j = [wj[0] - pts[j][0], wj[1] - pts[j][1], wj[2] - pts[j][2]];
-                            out.push(Pair {
-                                i: i as u32,
-                                j: j as u32,
-                                shift: [
-                                    s[0] + off_j[0] - off_i[0],
-                                    s[1] + off_j[1] - off_i[1],
-                                    s[2] + off_j[2] - off_i[2],
-                                ],
-                            });
-                        }
+        // Whole boxes between each point and its wrapped image.
+        let images = |i: usize| -> [i64; 3] {
+            let w = cl.wrapped[i];
+            [0, 1, 2].map(|k| ((w[k] - pts[i][k]) / l[k]).round() as i64)
+        };
+        let mut partners = std::mem::take(&mut self.partners);
+        partners.clear();
+        let mut partner_start = std::mem::take(&mut self.partner_start);
+        partner_start.clear();
+        let this = &*self;
+        partner_start.reserve(n + 1);
+        partner_start.push(0);
+        let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
+        for wave in blocks.chunks(WAVE) {
+            let lists: Vec<(Vec<Partner>, Vec<u32>)> = wave
+                .par_iter()
+                .map(|&m0| {
+                    let mut out = Vec::new();
+                    let mut counts = Vec::with_capacity(BLOCK);
+                    for i in m0..(m0 + BLOCK).min(n) {
+                        let before = out.len();
+                        let wi = cl.wrapped[i];
+                        let ni = images(i);
+                        let ri = this.radius(i);
+                        grid.for_each_neighbour_cell(grid.coords_of(&wi), |cell, s| {
+                            for &j in
+                                &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize]
+                            {
+                                let j = j as usize;
+                                if j <= i {
+                                    continue;
+                                }
+                                let wj = cl.wrapped[j];
+                                let d = [
+                                    wj[0] + s[0] - wi[0],
+                                    wj[1] + s[1] - wi[1],
+                                    wj[2] + s[2] - wi[2],
+                                ];
+                                let rj = if j < n { this.radius(j) } else { 0.0 };
+                                let cut = ri + rj + reach;
+                                if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut {
+                                    let nj = images(j);
+                                    let shift = [0, 1, 2].map(|k| {
+                                        let cells = (s[k] / l[k]).round() as i64;
+                                        (cells + nj[k] - ni[k]).clamp(-127, 127) as i8
+                                    });
+                                    out.push(Partner { j: j as u32, shift });
+                                }
+                            }
+                        });
+                        counts.push((out.len() - before) as u32);
                     }
-                });
-                out
-            })
-            .collect();
-        self.pairs.clear();
-        for l in lists {
-            self.pairs.extend(l);
+                    (out, counts)
+                })
+                .collect();
+            beat();
+            for (out, counts) in lists {
+                partners.extend_from_slice(&out);
+                for c in counts {
+                    let last = *partner_start.last().unwrap_or(&0);
+                    partner_start.push(last + c);
+                }
+            }
         }
-        self.pos_at_build.copy_from_slice(&self.pos);
+        self.partners = partners;
+        self.partner_start = partner_start;
+        for (q, p) in self.pos_at_build.iter_mut().zip(&self.pos) {
+            *q = p.map(|v| v as f32);
+        }
         self.built = true;
         self.rebuilds += 1;
     }
 
-    /// Evaluates the penalty at `x`; writes the gradient into `grad` if given.
-    pub fn eval(&mut self, x: &[f64], grad: Option<&mut [f64]>) -> EvalStats {
+    /// Evaluates the penalty at `x`; writes the gradient into `grad` if given. `beat` is called
+    /// on this thread between waves (a heartbeat for progress reports on long evaluations).
+    ///
+    /// Blocks of molecules run in parallel; each adds its molecules' own forces and torques
+    /// straight into the gradient (disjoint ranges) and returns the shares of its partners `j`,
+    /// which are added in block order after each wave: the same sums in the same order for any
+    /// number of threads, and temporary memory bounded by one wave.
+    pub fn eval(&mut self, x: &[f64], mut grad: Option<&mut [f64]>, beat: &dyn Fn()) -> EvalStats {
         self.update_positions(x);
         if self.needs_rebuild() {
-            self.rebuild(x);
+            self.rebuild(x, beat);
         }
         let n = self.n_mov;
+        let l = self.box_lengths;
         let dt2 = self.dt * self.dt;
         let tol2 = self.tol * self.tol;
+        let dt = self.dt;
+        let mut mol_penalty = std::mem::take(&mut self.mol_penalty);
+        mol_penalty.fill(0.0);
+        let this = &*self;
         let pos = &self.pos;
-        let arms = &self.arms;
         let starts = &self.atom_start;
         let fixed = &self.fixed;
-        let radius = &self.radius;
-        let dt = self.dt;
-        // Per chunk: stats and sparse per-molecule contributions (force, torque).
-        type Contrib = (u32, [f64; 3], [f64; 3], f64);
-        let parts: Vec<(EvalStats, Vec<Contrib>)> = self
-            .pairs
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut st = EvalStats {
-                    f: 0.0,
-                    violations: 0,
-                    min_d2: dt2,
-                };
-                let mut contrib: Vec<Contrib> = Vec::new();
-                for p in chunk {
-                    let (i, j) = (p.i as usize, p.j as usize);
-                    let mut fi = [0.0; 3];
-                    let mut ti = [0.0; 3];
-                    let mut fj = [0.0; 3];
-                    let mut tj = [0.0; 3];
-                    let mut pen = 0.0;
-                    if j < n {
-                        // reference point of j seen from i's image
-                        let cj = {
-                            let a = starts[j];
-                            let q = pos[a];
-                            let r = arms[a];
-                            [
-                                q[0] - r[0] + p.shift[0],
-                                q[1] - r[1] + p.shift[1],
-                                q[2] - r[2] + p.shift[2],
-                            ]
-                        };
-                        let reach = radius[j] + dt;
-                        let reach2 = reach * reach;
-                        for a in starts[i]..starts[i + 1] {
-                            let xa = pos[a];
-                            let e = [cj[0] - xa[0], cj[1] - xa[1], cj[2] - xa[2]];
-                            if e[0] * e[0] + e[1] * e[1] + e[2] * e[2] >= reach2 {
-                                continue;
-                            }
-                            for b in starts[j]..starts[j + 1] {
-                                let xb = pos[b];
-                                let d = [
-                                    xb[0] + p.shift[0] - xa[0],
-                                    xb[1] + p.shift[1] - xa[1],
-                                    xb[2] + p.shift[2] - xa[2],
-                                ];
-                                if let Some(g) = pair_term(d, dt2, tol2, &mut pen, &mut st) {
-                                    for k in 0..3 {
-                                        fi[k] += g[k];
-                                        fj[k] -= g[k];
-                                    }
-                                    let ta = cross(&arms[a], &g);
-                                    let tb = cross(&arms[b], &g);
-                                    for k in 0..3 {
-                                        ti[k] += ta[k];
-                                        tj[k] -= tb[k];
-                                    }
-                                }
-                            }
-                        }
-                    } else {
-                        let xb = fixed[j - n];
-                        for a in starts[i]..starts[i + 1] {
-                            let xa = pos[a];
-                            let d = [
-                                xb[0] + p.shift[0] - xa[0],
-                                xb[1] + p.shift[1] - xa[1],
-                                xb[2] + p.shift[2] - xa[2],
-                            ];
-                            if let Some(g) = pair_term(d, dt2, tol2, &mut pen, &mut st) {
-                                let ta = cross(&arms[a], &g);
-                                for k in 0..3 {
-                                    fi[k] += g[k];
-                                    ti[k] += ta[k];
-                                }
-                            }
-                        }
-                    }
-                    if pen > 0.0 {
-                        st.f += pen;
-                        contrib.push((p.i, fi, ti, pen));
-                        if j < n {
-                            contrib.push((p.j, fj, tj, pen));
-                        } else {
-                            contrib.push((u32::MAX, fj, tj, pen));
-                        }
-                    }
-                }
-                (st, contrib)
-            })
-            .collect();
+        let partners = &self.partners;
+        let partner_start = &self.partner_start;
+        // Force (3) then torque (3) per molecule, accumulated in the gradient buffer (or a
+        // scratch one) and turned into angle derivatives at the end.
+        let mut scratch = Vec::new();
+        let acc: &mut [f64] = match grad.as_deref_mut() {
+            Some(g) => g,
+            None => {
+                scratch.resize(6 * n, 0.0);
+                &mut scratch
+            }
+        };
+        acc.fill(0.0);
         let mut total = EvalStats {
             f: 0.0,
             violations: 0,
             min_d2: dt2,
         };
-        for m in self.mol_penalty.iter_mut() {
-            *m = 0.0;
-        }
-        let mut force = vec![[0.0f64; 6]; if grad.is_some() { n } else { 0 }];
-        for (st, contrib) in &parts {
-            total.f += st.f;
-            total.violations += st.violations;
-            total.min_d2 = total.min_d2.min(st.min_d2);
-            for &(m, fo, to, pen) in contrib {
-                if m == u32::MAX {
-                    continue;
-                }
-                let m = m as usize;
-                self.mol_penalty[m] += 0.5 * pen;
-                if let Some(fm) = force.get_mut(m) {
-                    fm[0] += fo[0];
-                    fm[1] += fo[1];
-                    fm[2] += fo[2];
-                    fm[3] += to[0];
-                    fm[4] += to[1];
-                    fm[5] += to[2];
+        /// A partner's share: molecule, force, torque, penalty.
+        type Share = (u32, [f64; 3], [f64; 3], f64);
+        let blocks = n.div_ceil(BLOCK);
+        let mut done = 0;
+        while done < blocks {
+            let wave_end = (done + WAVE).min(blocks);
+            let a0 = 6 * done * BLOCK;
+            let a1 = (6 * wave_end * BLOCK).min(6 * n);
+            let m_lo = done * BLOCK;
+            let parts: Vec<(EvalStats, Vec<Share>)> = acc[a0..a1]
+                .par_chunks_mut(6 * BLOCK)
+                .zip(mol_penalty[m_lo..(wave_end * BLOCK).min(n)].par_chunks_mut(BLOCK))
+                .enumerate()
+                .map(|(b, (own, own_pen))| {
+                    let m0 = m_lo + b * BLOCK;
+                    let mut st = EvalStats {
+                        f: 0.0,
+                        violations: 0,
+                        min_d2: dt2,
+                    };
+                    let mut shares: Vec<Share> = Vec::new();
+                    for (k, i) in (m0..(m0 + BLOCK).min(n)).enumerate() {
+                        let ci = [x[6 * i], x[6 * i + 1], x[6 * i + 2]];
+                        let mut fi = [0.0; 3];
+                        let mut ti = [0.0; 3];
+                        let mut pen_i = 0.0;
+                        let range = partner_start[i] as usize..partner_start[i + 1] as usize;
+                        for p in &partners[range] {
+                            let j = p.j as usize;
+                            let shift = [0, 1, 2].map(|k| f64::from(p.shift[k]) * l[k]);
+                            let mut fj = [0.0; 3];
+                            let mut tj = [0.0; 3];
+                            let mut pen = 0.0;
+                            if j < n {
+                                // j's centre seen from i's image
+                                let cj = [
+                                    x[6 * j] + shift[0],
+                                    x[6 * j + 1] + shift[1],
+                                    x[6 * j + 2] + shift[2],
+                                ];
+                                let reach = this.radius(j) + dt;
+                                let reach2 = reach * reach;
+                                for a in starts[i]..starts[i + 1] {
+                                    let xa = pos[a];
+                                    let e = [cj[0] - xa[0], cj[1] - xa[1], cj[2] - xa[2]];
+                                    if e[0] * e[0] + e[1] * e[1] + e[2] * e[2] >= reach2 {
+                                        continue;
+                                    }
+                                    let arm_a = [xa[0] - ci[0], xa[1] - ci[1], xa[2] - ci[2]];
+                                    for xb in &pos[starts[j]..starts[j + 1]] {
+                                        let d = [
+                                            xb[0] + shift[0] - xa[0],
+                                            xb[1] + shift[1] - xa[1],
+                                            xb[2] + shift[2] - xa[2],
+                                        ];
+                                        if let Some(g) = pair_term(d, dt2, tol2, &mut pen, &mut st)
+                                        {
+                                            let arm_b = [
+                                                xb[0] + shift[0] - cj[0],
+                                                xb[1] + shift[1] - cj[1],
+                                                xb[2] + shift[2] - cj[2],
+                                            ];
+                                            let ta = cross(&arm_a, &g);
+                                            let tb = cross(&arm_b, &g);
+                                            for k in 0..3 {
+                                                fi[k] += g[k];
+                                                fj[k] -= g[k];
+                                                ti[k] += ta[k];
+                                                tj[k] -= tb[k];
+                                            }
+                                        }
+                                    }
+                                }
+                            } else {
+                                let xf = fixed[j - n];
+                                let xb = [xf[0] + shift[0], xf[1] + shift[1], xf[2] + shift[2]];
+                                for &xa in &pos[starts[i]..starts[i + 1]] {
+                                    let d = [xb[0] - xa[0], xb[1] - xa[1], xb[2] - xa[2]];
+                                    if let Some(g) = pair_term(d, dt2, tol2, &mut pen, &mut st) {
+                                        let arm_a = [xa[0] - ci[0], xa[1] - ci[1], xa[2] - ci[2]];
+                                        let ta = cross(&arm_a, &g);
+                                        for k in 0..3 {
+                                            fi[k] += g[k];
+                                            ti[k] += ta[k];
+                                        }
+                                    }
+                                }
+                            }
+                            if pen > 0.0 {
+                                st.f += pen;
+                                pen_i += pen;
+                                if j < n {
+                                    shares.push((p.j, fj, tj, pen));
+                                }
+                            }
+                        }
+                        let o = &mut own[6 * k..6 * k + 6];
+                        for q in 0..3 {
+                            o[q] += fi[q];
+                            o[3 + q] += ti[q];
+                        }
+                        own_pen[k] += 0.5 * pen_i;
+                    }
+                    (st, shares)
+                })
+                .collect();
+            for (st, shares) in parts {
+                total.f += st.f;
+                total.violations += st.violations;
+                total.min_d2 = total.min_d2.min(st.min_d2);
+                for (m, fo, to, pen) in shares {
+                    let m = m as usize;
+                    mol_penalty[m] += 0.5 * pen;
+                    let o = &mut acc[6 * m..6 * m + 6];
+                    for q in 0..3 {
+                        o[q] += fo[q];
+                        o[3 + q] += to[q];
+                    }
                 }
             }
+            done = wave_end;
+            beat();
         }
+        self.mol_penalty = mol_penalty;
         if let Some(g) = grad {
             g.par_chunks_mut(6)
                 .with_min_len(256)
-                .zip(force.par_iter())
                 .enumerate()
-                .for_each(|(m, (gm, fm))| {
+                .for_each(|(m, gm)| {
                     let axes = euler_axes(x[6 * m + 4], x[6 * m + 5]);
-                    gm[0] = fm[0];
-                    gm[1] = fm[1];
-                    gm[2] = fm[2];
-                    let t = [fm[3], fm[4], fm[5]];
+                    let t = [gm[3], gm[4], gm[5]];
                     for k in 0..3 {
                         gm[3 + k] = axes[k][0] * t[0] + axes[k][1] * t[1] + axes[k][2] * t[2];
                     }
@@ -437,7 +529,7 @@ mod tests {
     fn gradient_matches_finite_differences() {
         let tpl = vec![[0.0, 0.6, 0.0], [-0.8, -0.2, 0.1], [0.7, -0.3, -0.2]];
         let mut sys = System::new(
-            vec![tpl.clone(), tpl.clone(), tpl],
+            &[(tpl, 3)],
             vec![[5.2, 4.5, 4.0]],
             [9.0, 9.0, 9.0],
             2.0,
@@ -451,15 +543,18 @@ mod tests {
             0.3, 4.3, 4.4, 0.1, -0.2, 0.4,
         ];
         let mut g = vec![0.0; x.len()];
-        let f0 = sys.eval(&x, Some(&mut g)).f;
+        let beats = std::cell::Cell::new(0);
+        let f0 = sys.eval(&x, Some(&mut g), &|| beats.set(beats.get() + 1)).f;
         assert!(f0 > 0.0);
+        // The heartbeat: once per wave of the evaluation (one here) and of the first Verlet build.
+        assert_eq!(beats.get(), 2);
         let h = 1e-6;
         for v in 0..x.len() {
             let mut xp = x.clone();
             xp[v] += h;
             let mut xm = x.clone();
             xm[v] -= h;
-            let fd = (sys.eval(&xp, None).f - sys.eval(&xm, None).f) / (2.0 * h);
+            let fd = (sys.eval(&xp, None, &|| {}).f - sys.eval(&xm, None, &|| {}).f) / (2.0 * h);
             assert!(
                 (fd - g[v]).abs() < 1e-4 * (1.0 + g[v].abs()),
                 "var {v}: fd {fd} vs {}",

@@ -51,16 +51,18 @@ fn dot3232(a: &[f32], b: &[f32]) -> f64 {
 
 /// Minimises the penalty from `x` (modified in place) for at most
 /// `max_iter` accepted steps, stopping as soon as no pair is below the
-/// tolerance, or when `should_stop(iterations, stats)` returns true.
+/// tolerance, or when `should_stop(iterations, stats)` returns true. `beat` is the evaluations'
+/// heartbeat ([`System::eval`]).
 pub fn lbfgs(
     sys: &mut System,
     x: &mut [f64],
     max_iter: usize,
     should_stop: &mut dyn FnMut(usize, &EvalStats) -> bool,
+    beat: &dyn Fn(),
 ) -> RunResult {
     let nv = x.len();
     let mut g = vec![0.0; nv];
-    let mut stats = sys.eval(x, Some(&mut g));
+    let mut stats = sys.eval(x, Some(&mut g), beat);
     // Curvature pairs in f32: half the memory of the largest per-molecule buffers (2 × MEMORY
     // vectors of 6 numbers per molecule); the two-loop recursion only needs a search direction,
     // which the line search then checks.
@@ -138,7 +140,7 @@ pub fn lbfgs(
         for m in 0..sys.n_mov {
             let v = &d[6 * m..6 * m + 6];
             let t = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            let r = sys.radius[m] * (v[3].abs() + v[4].abs() + v[5].abs());
+            let r = sys.radius(m) * (v[3].abs() + v[4].abs() + v[5].abs());
             worst = worst.max(t + r);
         }
         let mut alpha = if worst > MAX_STEP {
@@ -152,7 +154,7 @@ pub fn lbfgs(
             for i in 0..nv {
                 xn[i] = x[i] + alpha * d[i];
             }
-            new_stats = sys.eval(&xn, Some(&mut gn));
+            new_stats = sys.eval(&xn, Some(&mut gn), beat);
             if new_stats.f <= stats.f + C1 * alpha * gd {
                 accepted = true;
                 break;
@@ -161,7 +163,7 @@ pub fn lbfgs(
         }
         if !accepted {
             // Restore positions of the current point for the caller.
-            let st = sys.eval(x, Some(&mut g));
+            let st = sys.eval(x, Some(&mut g), beat);
             return RunResult {
                 iterations: it,
                 stats: st,
