@@ -258,12 +258,11 @@ fn start_fetch(inner: &Rc<RefCell<Inner>>, exchange: ExchangeId, request: HttpRe
     });
 }
 
-async fn run_fetch(
-    inner: &Rc<RefCell<Inner>>,
-    exchange: ExchangeId,
-    request: &HttpRequest,
-    signal: &AbortSignal,
-) -> Result<(), String> {
+/// Sends one request with `fetch` (the one place every request of this transport, MCP or
+/// sign-in, is made). §9: redirects are never followed (a 307/308 would re-send the document and
+/// the token wherever `Location` says, plain http: included): a 3xx, or a browser's
+/// "opaqueredirect", is handed to the caller as the response.
+async fn send(request: &HttpRequest, signal: Option<&AbortSignal>) -> Result<Response, String> {
     let init = RequestInit::new();
     init.set_method(request.method.as_str());
     let headers = Headers::new().map_err(|e| js_text(&e))?;
@@ -274,9 +273,9 @@ async fn run_fetch(
     if !request.body.is_empty() {
         init.set_body(&Uint8Array::from(request.body.as_slice()).into());
     }
-    init.set_signal(Some(signal));
-    // §9: never follow a redirect (a 307/308 would re-send the document and the token wherever
-    // `Location` says, plain http: included): the response is handed to the core as a refusal.
+    if let Some(signal) = signal {
+        init.set_signal(Some(signal));
+    }
     Reflect::set(
         &init,
         &JsValue::from_str("redirect"),
@@ -290,11 +289,35 @@ async fn run_fetch(
         .map_err(|e| js_text(&e))?
         .dyn_into()
         .map_err(|_| "fetch() did not return a promise".to_string())?;
-    let response: Response = JsFuture::from(promise)
+    JsFuture::from(promise)
         .await
         .map_err(|e| js_text(&e))?
         .dyn_into()
-        .map_err(|_| "fetch() did not resolve to a Response".to_string())?;
+        .map_err(|_| "fetch() did not resolve to a Response".to_string())
+}
+
+/// A response's header lines as (name, value) pairs, in the order `Headers` iterates them.
+fn response_head(response: &Response) -> Vec<(String, String)> {
+    let mut head = Vec::new();
+    if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
+        for entry in entries.flatten() {
+            let pair: js_sys::Array = entry.unchecked_into();
+            head.push((
+                pair.get(0).as_string().unwrap_or_default(),
+                pair.get(1).as_string().unwrap_or_default(),
+            ));
+        }
+    }
+    head
+}
+
+async fn run_fetch(
+    inner: &Rc<RefCell<Inner>>,
+    exchange: ExchangeId,
+    request: &HttpRequest,
+    signal: &AbortSignal,
+) -> Result<(), String> {
+    let response = send(request, Some(signal)).await?;
     // A browser gives an "opaqueredirect" (status 0, `Location` hidden); Node gives the 3xx itself.
     let opaque = Reflect::get(&response, &JsValue::from_str("type"))
         .ok()
@@ -309,16 +332,7 @@ async fn run_fetch(
         pump(inner);
         return Ok(());
     }
-    let mut head = Vec::new();
-    if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
-        for entry in entries.flatten() {
-            let pair: js_sys::Array = entry.unchecked_into();
-            head.push((
-                pair.get(0).as_string().unwrap_or_default(),
-                pair.get(1).as_string().unwrap_or_default(),
-            ));
-        }
-    }
+    let head = response_head(&response);
     inner
         .borrow_mut()
         .client
@@ -391,44 +405,8 @@ fn random_entropy() -> Result<[u8; ENTROPY_BYTES], McpError> {
 /// A whole small answer (metadata, registration, token): status, headers, body. Redirects are
 /// not followed (the core sees the 3xx as a refusal).
 async fn fetch_all(request: &HttpRequest) -> Result<(u16, Vec<(String, String)>, Vec<u8>), String> {
-    let init = RequestInit::new();
-    init.set_method(request.method.as_str());
-    let headers = Headers::new().map_err(|e| js_text(&e))?;
-    for (k, v) in &request.headers {
-        headers.append(k, v).map_err(|e| js_text(&e))?;
-    }
-    init.set_headers(&headers);
-    if !request.body.is_empty() {
-        init.set_body(&Uint8Array::from(request.body.as_slice()).into());
-    }
-    Reflect::set(
-        &init,
-        &JsValue::from_str("redirect"),
-        &JsValue::from_str("manual"),
-    )
-    .map_err(|e| js_text(&e))?;
-    let global = js_sys::global();
-    let fetch = global_fn("fetch").ok_or_else(|| "this environment has no fetch()".to_string())?;
-    let promise: Promise = fetch
-        .call2(&global, &JsValue::from_str(&request.url), &init)
-        .map_err(|e| js_text(&e))?
-        .dyn_into()
-        .map_err(|_| "fetch() did not return a promise".to_string())?;
-    let response: Response = JsFuture::from(promise)
-        .await
-        .map_err(|e| js_text(&e))?
-        .dyn_into()
-        .map_err(|_| "fetch() did not resolve to a Response".to_string())?;
-    let mut head = Vec::new();
-    if let Ok(Some(entries)) = js_sys::try_iter(&response.headers()) {
-        for entry in entries.flatten() {
-            let pair: js_sys::Array = entry.unchecked_into();
-            head.push((
-                pair.get(0).as_string().unwrap_or_default(),
-                pair.get(1).as_string().unwrap_or_default(),
-            ));
-        }
-    }
+    let response = send(request, None).await?;
+    let head = response_head(&response);
     let too_large = super::headers::header_value(&head, "content-length")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .is_some_and(|n| n > MAX_AUTH_BODY_BYTES);
