@@ -273,50 +273,33 @@ fn refusals_are_one_line_and_name_the_problem() {
         m.contains("another resource") && m.contains("evil.example.com"),
         "{m}"
     );
-    // No S256.
-    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
-    send(&mut flow);
-    answer(&mut flow, 200, &prm(json!({})));
-    send(&mut flow);
-    answer(
-        &mut flow,
-        200,
-        &as_meta(json!({"code_challenge_methods_supported": ["plain"]})),
-    );
-    assert!(failed(&mut flow).contains("PKCE with S256"));
-    // Metadata whose issuer is not the one asked for.
-    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
-    send(&mut flow);
-    answer(&mut flow, 200, &prm(json!({})));
-    send(&mut flow);
-    answer(
-        &mut flow,
-        200,
-        &as_meta(json!({"issuer": "https://attacker.example.com"})),
-    );
-    assert!(failed(&mut flow).contains("RFC 8414"));
-    // Plain-http endpoints off loopback.
-    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
-    send(&mut flow);
-    answer(&mut flow, 200, &prm(json!({})));
-    send(&mut flow);
-    answer(
-        &mut flow,
-        200,
-        &as_meta(json!({"token_endpoint": "http://auth.example.com/token"})),
-    );
-    assert!(failed(&mut flow).contains("not https"));
-    // No registration possible.
-    let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
-    send(&mut flow);
-    answer(&mut flow, 200, &prm(json!({})));
-    send(&mut flow);
-    answer(
-        &mut flow,
-        200,
-        &as_meta(json!({"registration_endpoint": null})),
-    );
-    assert!(failed(&mut flow).contains("configure a client ID"));
+    // Authorization server metadata Builder refuses, and what the refusal names.
+    for (metadata, named) in [
+        (
+            json!({"code_challenge_methods_supported": ["plain"]}),
+            "PKCE with S256",
+        ),
+        (
+            json!({"issuer": "https://attacker.example.com"}),
+            "RFC 8414",
+        ),
+        (
+            json!({"token_endpoint": "http://auth.example.com/token"}),
+            "not https",
+        ),
+        (
+            json!({"registration_endpoint": null}),
+            "configure a client ID",
+        ),
+    ] {
+        let mut flow = auth.begin(401, Some(header), 0, &ENTROPY).unwrap();
+        send(&mut flow);
+        answer(&mut flow, 200, &prm(json!({})));
+        send(&mut flow);
+        answer(&mut flow, 200, &as_meta(metadata));
+        let m = failed(&mut flow);
+        assert!(m.contains(named), "{m}");
+    }
 }
 
 /// Makes the callback URL from the authorization URL.
