@@ -72,7 +72,8 @@ if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
 fi
 
 # Node packages for the TypeScript check and browser-side test peers (npm registry only).
-if [ -f tests/node/package.json ] && [ ! -d tests/node/node_modules ]; then
+# (Again when a package was added since: oidc-provider, the sign-in test's authorization server.)
+if [ -f tests/node/package.json ] && { [ ! -d tests/node/node_modules ] || [ ! -d tests/node/node_modules/oidc-provider ]; }; then
   say "npm ci in tests/node"
   (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -56,7 +56,7 @@ export async function openPage(browser, url, errors = [], expected = null) {
 
 /**
  * Starts the official-SDK Python test peer (tests/peers/builder_peer.py) on a random loopback port,
- * serving the recorded fixtures in `fixtures`, allowing `origin`, with bearer `token`; `args` are
+ * serving the recorded fixtures in `fixtures`, allowing `origin`, with bearer `token` (null: none); `args` are
  * further peer flags (e.g. `--step-seconds 0.15`). Resolves to `{child, url, log()}` once
  * `/health` answers.
  */
@@ -64,7 +64,7 @@ export async function startBuilderPeer(origin, token, fixtures, args = []) {
   const { spawn } = await import("node:child_process");
   const port = 20000 + Math.floor(Math.random() * 4000);
   const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
-    "--port", String(port), "--token", token, "--allow-origin", origin, "--fixtures", fixtures, ...args],
+    "--port", String(port), ...(token ? ["--token", token] : []), "--allow-origin", origin, "--fixtures", fixtures, ...args],
   { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (chunk) => { log += chunk; });

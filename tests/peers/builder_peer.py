@@ -14,6 +14,12 @@ CORS like the rest), so a test can check that a cancel reached the server.
     python builder_peer.py --port 18790 --token T --allow-origin http://127.0.0.1:8000 \
         --fixtures ../shared/fixtures/megane-recorded [--stateless] [--modern] [--json-response]
 
+--oauth-issuer ISSUER protects /mcp with the MCP authorization flow instead of --token, through the SDK's own
+auth support (`AuthSettings`, protected resource metadata naming ISSUER, `WWW-Authenticate` with
+`resource_metadata`, required scope --oauth-scope): a bearer token must be a JWT access token (RFC 9068) of
+ISSUER, signed by a key of its JWKS (found through its OpenID discovery document), for this server's
+`/mcp` URL (its RFC 8707 resource indicator as `aud`), not expired.
+
 --modern also lets a browser send the 2026-07-28 headers (Mcp-Method, Mcp-Name) through CORS; without it
 the preflight refuses them, as the reference server's does. The SDK answers both eras either way.
 """
@@ -29,6 +35,8 @@ import time
 import anyio
 import mcp.types as types
 import uvicorn
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.middleware.cors import CORSMiddleware
@@ -213,6 +221,55 @@ class Gate:
         await self.app(scope, receive, send)
 
 
+class JwtAccessTokenVerifier:
+    """The SDK's `TokenVerifier` protocol for RFC 9068 JWT access tokens of `issuer` meant for `resource`,
+    checked with PyJWT (signature against the issuer's JWKS, `iss`, `aud`, `exp`)."""
+
+    def __init__(self, issuer: str, resource: str):
+        self.issuer = issuer
+        self.resource = resource
+        self.jwks = None
+
+    def _jwks(self):
+        if self.jwks is None:
+            import urllib.request
+
+            import jwt
+
+            with urllib.request.urlopen(f"{self.issuer}/.well-known/openid-configuration", timeout=10) as answer:
+                self.jwks = jwt.PyJWKClient(json.loads(answer.read())["jwks_uri"])
+        return self.jwks
+
+    def _verify(self, token: str) -> AccessToken | None:
+        import jwt
+
+        try:
+            key = self._jwks().get_signing_key_from_jwt(token)
+            claims = jwt.decode(
+                token,
+                key.key,
+                algorithms=["RS256", "PS256", "ES256"],
+                audience=self.resource,
+                issuer=self.issuer,
+                options={"require": ["exp", "iss", "aud"]},
+            )
+        except jwt.PyJWTError as error:
+            log(f"refused a token: {error}")
+            return None
+        return AccessToken(
+            token=token,
+            client_id=str(claims.get("client_id", "")),
+            scopes=str(claims.get("scope", "")).split(),
+            expires_at=int(claims["exp"]),
+            resource=self.resource,
+            subject=claims.get("sub"),
+            claims=claims,
+        )
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return await anyio.to_thread.run_sync(self._verify, token)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
@@ -252,12 +309,16 @@ def main() -> None:
         metavar="TOOL",
         help="fault: list this recorded tool without its outputSchema (repeatable)",
     )
+    parser.add_argument("--oauth-issuer", default=None, help="require sign-in with this authorization server")
+    parser.add_argument("--oauth-scope", default="mcp:tools", help="the scope --oauth-issuer's tokens need")
     parser.add_argument("--page-size", type=int, default=1)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--step-seconds", type=float, default=0.4)
     args = parser.parse_args()
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         parser.error("this test peer listens on loopback only")
+    if args.oauth_issuer and args.token:
+        parser.error("--oauth-issuer and --token exclude each other")
 
     server = build_server(args)
     security = TransportSecuritySettings(
@@ -265,11 +326,24 @@ def main() -> None:
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*"],
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*", *args.allow_origin],
     )
+    auth = {}
+    if args.oauth_issuer:
+        resource = f"http://{args.host}:{args.port}/mcp"
+        auth = dict(
+            auth=AuthSettings(
+                issuer_url=args.oauth_issuer,
+                resource_server_url=resource,
+                required_scopes=[args.oauth_scope],
+                validate_token_resource=True,
+            ),
+            token_verifier=JwtAccessTokenVerifier(args.oauth_issuer, resource),
+        )
     app = server.streamable_http_app(
         stateless_http=args.stateless,
         json_response=args.json_response,
         transport_security=security,
         host=args.host,
+        **auth,
     )
     allow_headers = ["content-type", "authorization", "mcp-session-id", "mcp-protocol-version", "last-event-id"]
     if args.modern:
@@ -279,7 +353,8 @@ def main() -> None:
         allow_origins=args.allow_origin,
         allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
         allow_headers=allow_headers,
-        expose_headers=[] if args.no_expose_session_id else ["Mcp-Session-Id"],
+        expose_headers=([] if args.no_expose_session_id else ["Mcp-Session-Id"])
+        + (["WWW-Authenticate"] if args.oauth_issuer else []),
     )
     log(f"listening on http://{args.host}:{args.port}/mcp (stateless={args.stateless}, modern={args.modern})")
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -1,8 +1,9 @@
 // The tool servers the page uses at once: the in-page offline tools and any number of Streamable
 // HTTP servers. Each tool is addressed as (server id, tool name). The URL is remembered in
-// localStorage, the token never; the first connection to a URL is confirmed by the user (§9).
+// localStorage, the token never (nor sign-in tokens: those stay in the connection); the first connection to a URL is confirmed by the user (§9).
 import { checkServerUrl, connect, parseToolList } from "../pkg/megane_builder_client.js";
 import { offlineTools } from "../pkg/offline.js";
+import { signInOptions } from "./signin.js";
 
 const URL_KEY = "megane-demo.server-url";
 const TRUST_KEY = "megane-demo.trusted-urls";
@@ -66,8 +67,9 @@ export class Servers {
     if (!checked.ok) return { ok: false, error: checked.error };
     if (!confirmFirstConnection(url)) return { ok: false, error: "Not connected: you declined the connection." };
     const id = url; // the server id of the user's configuration: here, its URL
+    // Without a token, a server that asks for sign-in gets it (a "Sign in" button, signin.js).
     const server = await connect(url, {
-      token: token || undefined, serverId: id,
+      ...(token ? { token } : { auth: signInOptions(url) }), serverId: id,
       onToolsChanged: (toolbox) => { const e = this.entries.get(id); if (e) { e.toolbox = toolbox; this.onChange(); } },
     });
     // A failed reconnect leaves a working connection to the same URL in place.
