@@ -554,6 +554,71 @@ fn client_credentials_when_the_server_offers_no_user_sign_in() {
 }
 
 #[test]
+fn private_key_jwt_client_assertion_signed_by_the_host() {
+    let meta = as_meta(json!({
+        "grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["private_key_jwt"],
+        "registration_endpoint": null,
+    }));
+    let keyed = AuthConfig {
+        client_id: Some("machine".into()),
+        client_key: true,
+        ..config()
+    };
+    let mut auth = Authorizer::new(SERVER, keyed.clone());
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta.clone());
+    // Before the token request, the flow asks the host to sign (the key never enters the core).
+    assert!(matches!(flow.step(), Step::Sign));
+    let input = flow.signing_input(1_800_000_000);
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let (h, c) = input.split_once('.').unwrap();
+    let header: Value = serde_json::from_slice(&b64.decode(h).unwrap()).unwrap();
+    let claims: Value = serde_json::from_slice(&b64.decode(c).unwrap()).unwrap();
+    assert_eq!(header, json!({"alg": "ES256", "typ": "JWT"}));
+    assert_eq!(claims["iss"], "machine");
+    assert_eq!(claims["sub"], "machine");
+    assert_eq!(claims["aud"], ISSUER);
+    assert_eq!(claims["iat"], 1_800_000_000u64);
+    assert_eq!(claims["exp"], 1_800_000_300u64);
+    assert!(claims["jti"].as_str().is_some_and(|j| j.len() >= 16));
+    flow.handle_signature(&[9u8; 64]);
+    let r = send(&mut flow);
+    let f = form(&r);
+    assert!(f.contains(&("grant_type".into(), "client_credentials".into())));
+    assert!(f.contains(&(
+        "client_assertion_type".into(),
+        "urn:ietf:params:oauth:client-assertion-type:jwt-bearer".into()
+    )));
+    let signed = format!("{input}.{}", b64.encode([9u8; 64]));
+    assert!(f.contains(&("client_assertion".into(), signed)));
+    assert_eq!(r.header("Authorization"), None);
+    // Another flow has another jti.
+    let mut other = Authorizer::new(SERVER, keyed.clone())
+        .begin(401, None, 0, &[8; ENTROPY_BYTES])
+        .unwrap();
+    answer_metadata(&mut other, prm(json!({})), meta.clone());
+    assert!(matches!(other.step(), Step::Sign));
+    let other_claims = other.signing_input(1_800_000_000);
+    assert_ne!(other_claims, input);
+    // A signature that is not ES256's 64 bytes (a DER one, a wrong key type) is refused in one line.
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    assert!(matches!(flow.step(), Step::Sign));
+    flow.signing_input(1_800_000_000);
+    flow.handle_signature(&[1u8; 70]);
+    let m = failed(&mut flow);
+    assert!(m.contains("70-byte signature") && !m.contains('\n'), "{m}");
+    // Where the server does not list private_key_jwt, the key is not used (no secret: refused).
+    let mut auth = Authorizer::new(SERVER, keyed);
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    let meta = as_meta(json!({"grant_types_supported": ["client_credentials"],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic"], "registration_endpoint": null}));
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    assert!(failed(&mut flow).contains("neither a secret or key"));
+}
+
+#[test]
 fn workload_identity_assertion_without_user_sign_in() {
     let meta = as_meta(json!({
         "grant_types_supported": [megane_builder_client::mcp::auth::JWT_BEARER],

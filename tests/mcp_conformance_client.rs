@@ -45,6 +45,11 @@ fn drive(flow: &mut megane_builder_client::mcp::auth::Flow) -> Result<Tokens, Mc
                 Ok(callback) => flow.handle_callback(&callback),
                 Err(e) => return Err(McpError::Authorization { message: e }),
             },
+            // This driver holds no key (the ES256 client assertion is signed in the Node driver).
+            Step::Sign => {
+                flow.signing_input(0);
+                flow.handle_signature(&[]);
+            }
             Step::Done(tokens) => return Ok(*tokens),
             Step::Failed(e) => return Err(e),
         }
@@ -126,6 +131,7 @@ fn conformance_client() {
             client_secret: context["client_secret"].as_str().map(str::to_string),
             client_issuer: context["issuer"].as_str().map(str::to_string),
             assertion: context["valid_jwt"].as_str().map(str::to_string),
+            client_key: false,
             client_metadata_url: Some("https://conformance-test.local/client-metadata.json".into()),
             client_metadata: json!({"client_name": "megane-builder-client-conformance"})
                 .as_object()

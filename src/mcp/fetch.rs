@@ -382,6 +382,33 @@ pub struct AuthHooks {
     /// `{get(key), set(key, value)}` (each may return a promise), keyed by the server URL; values
     /// are JSON text. Only when the host passed it.
     pub storage: Option<JsValue>,
+    /// The client's ES256 private key (a WebCrypto `CryptoKey`, ECDSA P-256, usage `sign`) for
+    /// `private_key_jwt` client assertions. Only when the host passed it; it never leaves WebCrypto.
+    pub client_key: Option<JsValue>,
+}
+
+/// `crypto.subtle.sign(ECDSA P-256 / SHA-256)` of `input` with the host's key: the 64-byte `r ‖ s`
+/// signature a JWS ES256 carries (WebCrypto's own format).
+async fn sign_es256(key: &JsValue, input: &str) -> Result<Vec<u8>, McpError> {
+    let fail = |why: &str| McpError::Authorization {
+        message: format!("the client key could not sign the client assertion ({why})"),
+    };
+    let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))
+        .map_err(|_| fail("no WebCrypto"))?;
+    let subtle =
+        Reflect::get(&crypto, &JsValue::from_str("subtle")).map_err(|_| fail("no WebCrypto"))?;
+    let sign: Function = Reflect::get(&subtle, &JsValue::from_str("sign"))
+        .ok()
+        .and_then(|f| f.dyn_into().ok())
+        .ok_or_else(|| fail("no crypto.subtle.sign"))?;
+    let algorithm = js_sys::Object::new();
+    let _ = Reflect::set(&algorithm, &"name".into(), &"ECDSA".into());
+    let _ = Reflect::set(&algorithm, &"hash".into(), &"SHA-256".into());
+    let data = Uint8Array::from(input.as_bytes());
+    let signed = settled(sign.call3(&subtle, &algorithm, key, &data))
+        .await
+        .map_err(|_| fail("it must be an ECDSA P-256 private key with the sign usage"))?;
+    Ok(Uint8Array::new(&signed).to_vec())
 }
 
 /// `crypto.getRandomValues`: the flow's PKCE verifier and `state` (Window, Worker, Node ≥ 19).
@@ -426,9 +453,21 @@ async fn settled(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
 
 /// Drives one authorization flow: requests over `fetch`, the authorization URL to the host's
 /// `redirect` hook. Everything it decides is the core's (`mcp::auth::Flow`).
-async fn drive_flow(flow: &mut Flow, redirect: &Function) -> Result<Tokens, McpError> {
+async fn drive_flow(
+    flow: &mut Flow,
+    redirect: &Function,
+    client_key: Option<&JsValue>,
+) -> Result<Tokens, McpError> {
     loop {
         match flow.step() {
+            Step::Sign => {
+                let input = flow.signing_input((js_sys::Date::now() / 1000.0) as u64);
+                let key = client_key.ok_or_else(|| McpError::Authorization {
+                    message: "the client key could not sign the client assertion (none given)"
+                        .into(),
+                })?;
+                flow.handle_signature(&sign_es256(key, &input).await?);
+            }
             Step::Send(request) => match fetch_all(&request).await {
                 Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
                 Err(detail) => flow.handle_network_error(&detail),
@@ -564,7 +603,7 @@ impl FetchClient {
         let challenge = self.inner.borrow_mut().client.take_auth_challenge();
         let (status, header) = challenge.unwrap_or((401, None));
         let entropy = random_entropy()?;
-        let (mut flow, redirect) = {
+        let (mut flow, redirect, client_key) = {
             let mut i = self.inner.borrow_mut();
             let Some(a) = i.auth.as_mut() else {
                 return Ok(false);
@@ -572,9 +611,9 @@ impl FetchClient {
             let flow = a
                 .authorizer
                 .begin(status, header.as_deref(), attempt, &entropy)?;
-            (flow, a.redirect.clone())
+            (flow, a.redirect.clone(), a.client_key.clone())
         };
-        let tokens = drive_flow(&mut flow, &redirect).await?;
+        let tokens = drive_flow(&mut flow, &redirect, client_key.as_ref()).await?;
         let saved = {
             let mut i = self.inner.borrow_mut();
             let Inner {

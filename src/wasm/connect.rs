@@ -132,6 +132,10 @@ fn auth_hooks(
             metadata.as_ref().and_then(|m| m.get("redirect_uris")?.get(0)?.as_str().map(str::to_string))
         })
         .ok_or("auth.redirectUri (or auth.clientMetadata.redirect_uris) is needed: the page the sign-in comes back to.")?;
+    // A WebCrypto private key (ECDSA P-256) the client's assertions are signed with.
+    let client_key = js_sys::Reflect::get(&auth, &JsValue::from_str("clientKey"))
+        .ok()
+        .filter(JsValue::is_object);
     let config = AuthConfig {
         redirect_uri,
         client_id: js_string(&auth, "clientId"),
@@ -140,6 +144,7 @@ fn auth_hooks(
         client_metadata_url: js_string(&auth, "clientMetadataUrl"),
         assertion: js_string(&auth, "assertion"),
         client_metadata: metadata,
+        client_key: client_key.is_some(),
     };
     let storage = js_sys::Reflect::get(&auth, &JsValue::from_str("tokens"))
         .ok()
@@ -148,6 +153,7 @@ fn auth_hooks(
         authorizer: Authorizer::new(url.trim(), config),
         redirect,
         storage: storage.clone(),
+        client_key,
     };
     Ok(Some((hooks, storage)))
 }

@@ -270,6 +270,10 @@ export interface AuthOptions {
   clientIssuer?: string;
   /** A workload identity JWT (RFC 7523 assertion), for servers without user sign-in (Node workloads). */
   assertion?: string;
+  /** The pre-registered client's ECDSA P-256 private key (WebCrypto, usage "sign"; may be non-extractable):
+   *  token requests are authenticated with a signed client assertion (`private_key_jwt`) where the server
+   *  lists it. The key stays in WebCrypto; the package only asks it to sign. */
+  clientKey?: CryptoKey;
   /** The HTTPS URL of this page's client ID metadata document, used where the server supports them. */
   clientMetadataUrl?: string;
   /** Client metadata (RFC 7591) for dynamic registration; the package fills in what is missing. */

@@ -22,6 +22,11 @@ await init({ module_or_path: readFileSync(new URL("../../pkg/megane_builder_clie
 // metadata document URL (used where the server supports them), dynamic registration otherwise; tokens
 // kept in a storage of the host's (as a page would in sessionStorage), to check reuse below.
 const stored = new Map();
+/** The scenario's PKCS#8 PEM as a non-extractable WebCrypto ECDSA P-256 signing key (private_key_jwt). */
+async function importClientKey(pem) {
+  const der = Buffer.from(pem.replace(/-----[A-Z ]+-----/g, "").replace(/\s+/g, ""), "base64");
+  return crypto.subtle.importKey("pkcs8", der, { name: "ECDSA", namedCurve: "P-256" }, false, ["sign"]);
+}
 let redirects = 0;
 const auth = {
   redirectUri: "http://localhost:3000/callback",
@@ -29,6 +34,7 @@ const auth = {
   clientSecret: context.client_secret,
   clientIssuer: context.issuer,
   assertion: context.valid_jwt,
+  clientKey: context.private_key_pem ? await importClientKey(context.private_key_pem) : undefined,
   clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
   clientMetadata: { client_name: "megane-builder-client-conformance" },
   tokens: { get: async (key) => stored.get(key), set: async (key, value) => void stored.set(key, value) },

@@ -54,6 +54,10 @@ pub const MAX_AUTH_BODY_BYTES: usize = 256 * 1024;
 
 /// RFC 7523 §2.1: the JWT bearer grant type.
 pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+/// The token endpoint auth method of a client that signs its assertions (RFC 7523 §2.2).
+pub const PRIVATE_KEY_JWT: &str = "private_key_jwt";
+/// `client_assertion_type` of a JWT client assertion (RFC 7523 §2.2).
+pub const CLIENT_ASSERTION_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// Random bytes a flow needs (PKCE verifier: 32, `state`: 16), from the host's CSPRNG
 /// (`crypto.getRandomValues` in the package).
@@ -74,6 +78,10 @@ pub struct AuthConfig {
     pub client_metadata_url: Option<String>,
     /// A workload identity JWT (RFC 7523 assertion) for servers without user sign-in.
     pub assertion: Option<String>,
+    /// The host holds an ES256 (P-256) private key for the pre-registered `client_id`: the client
+    /// authenticates with `private_key_jwt` (RFC 7523 §2.2) where the authorization server lists
+    /// it. The key never enters the core: [`Step::Sign`] asks the driver for a signature.
+    pub client_key: bool,
     /// Client metadata for dynamic registration (RFC 7591 §2); `redirect_uris`, `grant_types`,
     /// `response_types`, `token_endpoint_auth_method` and `application_type` are filled in when absent.
     pub client_metadata: Option<Map<String, Value>>,
@@ -167,6 +175,9 @@ pub enum Step {
     /// Open this authorization URL (the host's `redirect` hook) and feed the callback URL to
     /// [`Flow::handle_callback`].
     Redirect(String),
+    /// Sign [`Flow::signing_input`] with the host's ES256 client key and feed the signature
+    /// (64 bytes, `r ‖ s` as WebCrypto gives it) to [`Flow::handle_signature`].
+    Sign,
     /// Signed in: give the tokens to [`Authorizer::complete`] and retry the operation.
     Done(Box<Tokens>),
     /// Refused: the operation fails with this error.
@@ -275,6 +286,7 @@ impl Authorizer {
             network_retry_used: false,
             last_network_error: None,
             last_request: None,
+            unsigned: None,
         };
         flow.send_current();
         Ok(flow)
@@ -332,7 +344,13 @@ pub struct Flow {
     network_retry_used: bool,
     last_network_error: Option<String>,
     last_request: Option<HttpRequest>,
+    /// A token request waiting for its `private_key_jwt` client assertion, and the JWS signing
+    /// input handed out for it.
+    unsigned: Option<(TokenParams, Option<String>)>,
 }
+
+/// A token request's form parameters, before the client's authentication is added.
+type TokenParams = Vec<(&'static str, String)>;
 
 impl fmt::Debug for Flow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -647,7 +665,7 @@ impl Flow {
                 ("resource", self.resource.clone()),
             ];
             self.stage = Stage::Refresh;
-            self.next = Some(Step::Send(self.token_request(params)));
+            self.send_token(params);
             return;
         }
         self.choose_client();
@@ -680,7 +698,14 @@ impl Flow {
         });
         if let Some(id) = pre {
             let secret = self.config.client_secret.clone();
-            let method = if secret.is_some() {
+            let by_key = self.config.client_key
+                && self
+                    .supported_auth_methods()
+                    .iter()
+                    .any(|m| m == PRIVATE_KEY_JWT);
+            let method = if by_key {
+                PRIVATE_KEY_JWT.into()
+            } else if secret.is_some() {
                 self.auth_method_for_secret()
             } else {
                 "none".into()
@@ -825,12 +850,15 @@ impl Flow {
                     ("grant_type", JWT_BEARER.to_string()),
                     ("assertion", a.clone()),
                 ],
-                (_, Some(r)) if offers("client_credentials") && r.client_secret.is_some() => {
+                (_, Some(r))
+                    if offers("client_credentials")
+                        && (r.client_secret.is_some() || r.auth_method == PRIVATE_KEY_JWT) =>
+                {
                     vec![("grant_type", "client_credentials".to_string())]
                 }
                 _ => {
                     let i = self.shown(&self.issuer);
-                    return self.fail(format!("the authorization server {i} offers no user sign-in, and this client has neither a secret for client_credentials nor a workload identity assertion for it"));
+                    return self.fail(format!("the authorization server {i} offers no user sign-in, and this client has neither a secret or key for client_credentials nor a workload identity assertion for it"));
                 }
             };
             params.push(("resource", self.resource.clone()));
@@ -838,7 +866,7 @@ impl Flow {
                 params.push(("scope", self.scopes.join(" ")));
             }
             self.stage = Stage::Token;
-            self.next = Some(Step::Send(self.token_request(params)));
+            self.send_token(params);
             return;
         }
         let client_id = self
@@ -937,6 +965,66 @@ impl Flow {
             ("resource", self.resource.clone()),
         ];
         self.stage = Stage::Token;
+        self.send_token(params);
+    }
+
+    /// Sends a token request, first asking for a client assertion when the client authenticates
+    /// with `private_key_jwt`.
+    fn send_token(&mut self, params: Vec<(&'static str, String)>) {
+        let by_key = self
+            .registration
+            .as_ref()
+            .or(self.previous.as_ref().map(|t| &t.client))
+            .is_some_and(|r| r.auth_method == PRIVATE_KEY_JWT);
+        if by_key {
+            self.unsigned = Some((params, None));
+            self.next = Some(Step::Sign);
+        } else {
+            self.next = Some(Step::Send(self.token_request(params)));
+        }
+    }
+
+    /// The JWS signing input (`header.payload`, RFC 7515) of the client assertion [`Step::Sign`]
+    /// asks for (RFC 7523 §3): `iss` and `sub` the client ID, `aud` the issuer, issued at `now`
+    /// (seconds since the Unix epoch), valid 5 minutes, a `jti` unique to this flow.
+    pub fn signing_input(&mut self, now: u64) -> String {
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let client_id = self
+            .registration
+            .as_ref()
+            .or(self.previous.as_ref().map(|t| &t.client))
+            .map(|r| r.client_id.clone())
+            .unwrap_or_default();
+        let jti = b64.encode(&Sha256::digest(format!("client-assertion {}", self.state))[..16]);
+        let header = json!({"alg": "ES256", "typ": "JWT"});
+        let claims = json!({"iss": client_id, "sub": client_id, "aud": self.issuer,
+            "iat": now, "exp": now + 300, "jti": jti});
+        let input = format!(
+            "{}.{}",
+            b64.encode(header.to_string()),
+            b64.encode(claims.to_string())
+        );
+        if let Some((_, stored)) = &mut self.unsigned {
+            *stored = Some(input.clone());
+        }
+        input
+    }
+
+    /// The host's ES256 signature of [`Flow::signing_input`]: the token request goes out with
+    /// the client assertion.
+    pub fn handle_signature(&mut self, signature: &[u8]) {
+        let Some((mut params, Some(input))) = self.unsigned.take() else {
+            return self.fail("the sign-in was driven out of order".into());
+        };
+        if signature.len() != 64 {
+            return self.fail(format!("the client key gave a {}-byte signature, not an ES256 one (64 bytes): check that it is a P-256 private key", signature.len()));
+        }
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        params.push(("client_assertion_type", CLIENT_ASSERTION_JWT.into()));
+        params.push((
+            "client_assertion",
+            format!("{input}.{}", b64.encode(signature)),
+        ));
         self.next = Some(Step::Send(self.token_request(params)));
     }
 
