@@ -7,7 +7,7 @@
 
 use base64::Engine;
 use megane_builder_client::mcp::auth::{
-    challenge, urls, AuthConfig, Authorizer, Flow, Step, Tokens, ENTROPY_BYTES,
+    challenge, urls, AuthConfig, Authorizer, EnterpriseIdp, Flow, Step, Tokens, ENTROPY_BYTES,
     MAX_FLOWS_PER_OPERATION,
 };
 use megane_builder_client::mcp::{HttpRequest, McpError, Method};
@@ -616,6 +616,115 @@ fn private_key_jwt_client_assertion_signed_by_the_host() {
         "token_endpoint_auth_methods_supported": ["client_secret_basic"], "registration_endpoint": null}));
     answer_metadata(&mut flow, prm(json!({})), meta);
     assert!(failed(&mut flow).contains("neither a secret or key"));
+}
+
+#[test]
+fn enterprise_managed_token_exchange_then_jwt_bearer() {
+    let meta = as_meta(json!({
+        "grant_types_supported": [megane_builder_client::mcp::auth::JWT_BEARER],
+        "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+        "registration_endpoint": null,
+    }));
+    let idp = EnterpriseIdp {
+        token_endpoint: "https://idp.example.com/token".into(),
+        id_token: "eyJ.id.token".into(),
+        client_id: Some("idp-client".into()),
+        client_secret: None,
+    };
+    let keyed = AuthConfig {
+        client_id: Some("mcp-client".into()),
+        client_secret: Some("mcp-secret".into()),
+        enterprise: Some(idp.clone()),
+        ..config()
+    };
+    let mut auth = Authorizer::new(SERVER, keyed.clone());
+    let mut flow = auth
+        .begin(401, Some("Bearer scope=\"mcp:read\""), 0, &ENTROPY)
+        .unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta.clone());
+    // First the identity provider: ID token → ID-JAG for this authorization server and resource.
+    let r = send(&mut flow);
+    assert_eq!(r.url, "https://idp.example.com/token");
+    let f = form(&r);
+    for (k, v) in [
+        (
+            "grant_type",
+            "urn:ietf:params:oauth:grant-type:token-exchange",
+        ),
+        (
+            "requested_token_type",
+            "urn:ietf:params:oauth:token-type:id-jag",
+        ),
+        ("audience", ISSUER),
+        ("resource", SERVER),
+        ("subject_token", "eyJ.id.token"),
+        (
+            "subject_token_type",
+            "urn:ietf:params:oauth:token-type:id_token",
+        ),
+        ("client_id", "idp-client"),
+        ("scope", "mcp:read"),
+    ] {
+        assert!(f.contains(&(k.into(), v.into())), "{k} in {f:?}");
+    }
+    assert_eq!(
+        r.header("Authorization"),
+        None,
+        "the MCP client's secret never goes to the IdP"
+    );
+    answer(
+        &mut flow,
+        200,
+        &json!({"access_token": "eyJ.jag", "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A"}),
+    );
+    // Then this authorization server: jwt-bearer with the ID-JAG and the client's own credentials.
+    let r = send(&mut flow);
+    assert_eq!(r.url, format!("{ISSUER}/token"));
+    let f = form(&r);
+    assert!(f.contains(&(
+        "grant_type".into(),
+        "urn:ietf:params:oauth:grant-type:jwt-bearer".into()
+    )));
+    assert!(f.contains(&("assertion".into(), "eyJ.jag".into())));
+    assert!(f.contains(&("resource".into(), SERVER.into())));
+    assert!(r
+        .header("Authorization")
+        .is_some_and(|h| h.starts_with("Basic ")));
+    answer(
+        &mut flow,
+        200,
+        &json!({"access_token": "AT", "token_type": "Bearer"}),
+    );
+    assert!(matches!(flow.step(), Step::Done(t) if t.access_token == "AT"));
+    // An answer that is not an ID-JAG is refused in one line, without the ID token in it.
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta.clone());
+    send(&mut flow);
+    answer(
+        &mut flow,
+        400,
+        &json!({"error": "invalid_grant", "error_description": "bad eyJ.id.token"}),
+    );
+    let m = failed(&mut flow);
+    assert!(
+        m.contains("no identity assertion grant") && m.contains("invalid_grant"),
+        "{m}"
+    );
+    assert!(!m.contains("eyJ.id.token"), "{m}");
+    // An identity provider over plain http (not loopback) never gets the ID token.
+    let mut auth = Authorizer::new(
+        SERVER,
+        AuthConfig {
+            enterprise: Some(EnterpriseIdp {
+                token_endpoint: "http://idp.example.com/token".into(),
+                ..idp
+            }),
+            ..keyed
+        },
+    );
+    let mut flow = auth.begin(401, None, 0, &ENTROPY).unwrap();
+    answer_metadata(&mut flow, prm(json!({})), meta);
+    assert!(failed(&mut flow).contains("not https"));
 }
 
 #[test]

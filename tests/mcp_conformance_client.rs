@@ -11,7 +11,9 @@
 #[path = "mcp_live_support.rs"]
 mod support;
 
-use megane_builder_client::mcp::auth::{AuthConfig, Authorizer, Step, Tokens, ENTROPY_BYTES};
+use megane_builder_client::mcp::auth::{
+    AuthConfig, Authorizer, EnterpriseIdp, Step, Tokens, ENTROPY_BYTES,
+};
 use megane_builder_client::mcp::{
     CallOptions, Client, Config, Event, McpError, OpId, OpResult, ProtocolChoice,
 };
@@ -132,6 +134,12 @@ fn conformance_client() {
             client_issuer: context["issuer"].as_str().map(str::to_string),
             assertion: context["valid_jwt"].as_str().map(str::to_string),
             client_key: false,
+            enterprise: context["idp_id_token"].as_str().map(|t| EnterpriseIdp {
+                token_endpoint: context["idp_token_endpoint"].as_str().unwrap_or("").into(),
+                id_token: t.into(),
+                client_id: context["idp_client_id"].as_str().map(str::to_string),
+                client_secret: None,
+            }),
             client_metadata_url: Some("https://conformance-test.local/client-metadata.json".into()),
             client_metadata: json!({"client_name": "megane-builder-client-conformance"})
                 .as_object()

@@ -21,7 +21,7 @@ use crate::contract::result::{
     interpret_call_bytes, interpret_plain_bytes, PlainResult, ResultLimits,
 };
 use crate::contract::text::one_line;
-use crate::mcp::auth::{AuthConfig, Authorizer, Tokens};
+use crate::mcp::auth::{AuthConfig, Authorizer, EnterpriseIdp, Tokens};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::{AuthHooks, FetchClient};
@@ -145,6 +145,7 @@ fn auth_hooks(
         assertion: js_string(&auth, "assertion"),
         client_metadata: metadata,
         client_key: client_key.is_some(),
+        enterprise: enterprise_idp(&auth),
     };
     let storage = js_sys::Reflect::get(&auth, &JsValue::from_str("tokens"))
         .ok()
@@ -156,6 +157,20 @@ fn auth_hooks(
         client_key,
     };
     Ok(Some((hooks, storage)))
+}
+
+/// `auth.enterprise` `{tokenEndpoint, idToken, clientId?, clientSecret?}` → the identity provider
+/// of enterprise-managed authorization (SEP-990); `None` without both required fields.
+fn enterprise_idp(auth: &JsValue) -> Option<EnterpriseIdp> {
+    let e = js_sys::Reflect::get(auth, &JsValue::from_str("enterprise"))
+        .ok()
+        .filter(JsValue::is_object)?;
+    Some(EnterpriseIdp {
+        token_endpoint: js_string(&e, "tokenEndpoint")?,
+        id_token: js_string(&e, "idToken")?,
+        client_id: js_string(&e, "clientId"),
+        client_secret: js_string(&e, "clientSecret"),
+    })
 }
 
 /// Tokens the host's storage holds for `url` (anything unreadable is ignored: a new sign-in).

@@ -274,6 +274,10 @@ export interface AuthOptions {
    *  token requests are authenticated with a signed client assertion (`private_key_jwt`) where the server
    *  lists it. The key stays in WebCrypto; the package only asks it to sign. */
   clientKey?: CryptoKey;
+  /** Enterprise-managed authorization (SEP-990): the user's ID token from the enterprise identity provider,
+   *  exchanged at its token endpoint (RFC 8693) for an identity assertion grant the server's authorization
+   *  server takes (jwt-bearer). Used where that server offers no user sign-in. */
+  enterprise?: { tokenEndpoint: string; idToken: string; clientId?: string; clientSecret?: string };
   /** The HTTPS URL of this page's client ID metadata document, used where the server supports them. */
   clientMetadataUrl?: string;
   /** Client metadata (RFC 7591) for dynamic registration; the package fills in what is missing. */

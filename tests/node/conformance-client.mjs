@@ -34,6 +34,9 @@ const auth = {
   clientSecret: context.client_secret,
   clientIssuer: context.issuer,
   assertion: context.valid_jwt,
+  enterprise: context.idp_id_token
+    ? { tokenEndpoint: context.idp_token_endpoint, idToken: context.idp_id_token, clientId: context.idp_client_id }
+    : undefined,
   clientKey: context.private_key_pem ? await importClientKey(context.private_key_pem) : undefined,
   clientMetadataUrl: "https://conformance-test.local/client-metadata.json",
   clientMetadata: { client_name: "megane-builder-client-conformance" },

@@ -58,6 +58,10 @@ pub const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 pub const PRIVATE_KEY_JWT: &str = "private_key_jwt";
 /// `client_assertion_type` of a JWT client assertion (RFC 7523 §2.2).
 pub const CLIENT_ASSERTION_JWT: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+/// RFC 8693 token exchange grant type.
+pub const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+/// The token type of an identity assertion JWT authorization grant (SEP-990).
+pub const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
 
 /// Random bytes a flow needs (PKCE verifier: 32, `state`: 16), from the host's CSPRNG
 /// (`crypto.getRandomValues` in the package).
@@ -82,9 +86,27 @@ pub struct AuthConfig {
     /// authenticates with `private_key_jwt` (RFC 7523 §2.2) where the authorization server lists
     /// it. The key never enters the core: [`Step::Sign`] asks the driver for a signature.
     pub client_key: bool,
+    /// Enterprise-managed authorization (MCP extension, SEP-990): the user's identity at the
+    /// enterprise identity provider, exchanged there for an identity assertion grant.
+    pub enterprise: Option<EnterpriseIdp>,
     /// Client metadata for dynamic registration (RFC 7591 §2); `redirect_uris`, `grant_types`,
     /// `response_types`, `token_endpoint_auth_method` and `application_type` are filled in when absent.
     pub client_metadata: Option<Map<String, Value>>,
+}
+
+/// The enterprise identity provider of enterprise-managed authorization (SEP-990): where the
+/// host's ID token is exchanged (RFC 8693) for an identity assertion JWT authorization grant
+/// (ID-JAG) meant for the MCP server's authorization server, which then takes it with the
+/// jwt-bearer grant (RFC 7523).
+#[derive(Clone, Default)]
+pub struct EnterpriseIdp {
+    /// The identity provider's token endpoint (https, or http on loopback).
+    pub token_endpoint: String,
+    /// The user's ID token from that identity provider (a secret: redacted from every message).
+    pub id_token: String,
+    /// This client's ID at the identity provider, and its secret when it has one.
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
 }
 
 impl fmt::Debug for AuthConfig {
@@ -319,6 +341,8 @@ enum Stage {
     Refresh,
     Register,
     Authorize,
+    /// At the enterprise identity provider: ID token → ID-JAG (RFC 8693).
+    Exchange,
     Token,
     Finished,
 }
@@ -409,6 +433,11 @@ impl Flow {
         for secret in [
             self.config.client_secret.as_deref(),
             self.config.assertion.as_deref(),
+            self.config.enterprise.as_ref().map(|e| e.id_token.as_str()),
+            self.config
+                .enterprise
+                .as_ref()
+                .and_then(|e| e.client_secret.as_deref()),
             self.previous
                 .as_ref()
                 .and_then(|t| t.refresh_token.as_deref()),
@@ -575,6 +604,7 @@ impl Flow {
                 Err(_) => self.choose_client(),
             },
             Stage::Register => self.read_registration(status, body),
+            Stage::Exchange => self.read_exchange(status, body),
             Stage::Token => match self.read_token(status, body, false) {
                 Ok(t) => self.finish(t),
                 Err(m) => self.fail(m),
@@ -845,6 +875,12 @@ impl Flow {
         let grants = str_list(self.meta.get("grant_types_supported")).unwrap_or_default();
         let offers = |g: &str| grants.iter().any(|x| x == g);
         if !grants.is_empty() && !offers("authorization_code") {
+            // Enterprise-managed (SEP-990): the ID-JAG is asked for first, at the identity provider.
+            if self.config.assertion.is_none() && offers(JWT_BEARER) {
+                if let Some(idp) = self.config.enterprise.clone() {
+                    return self.exchange_identity(&idp);
+                }
+            }
             let mut params = match (&self.config.assertion, &self.registration) {
                 (Some(a), _) if offers(JWT_BEARER) => vec![
                     ("grant_type", JWT_BEARER.to_string()),
@@ -964,6 +1000,80 @@ impl Flow {
             ("code_verifier", self.verifier.clone()),
             ("resource", self.resource.clone()),
         ];
+        self.stage = Stage::Token;
+        self.send_token(params);
+    }
+
+    /// RFC 8693 token exchange at the enterprise identity provider: the user's ID token for an
+    /// ID-JAG whose audience is this authorization server, for this resource (SEP-990).
+    fn exchange_identity(&mut self, idp: &EnterpriseIdp) {
+        if !urls::secure(&idp.token_endpoint) {
+            let u = self.shown(&idp.token_endpoint);
+            return self.fail(format!("the identity provider's token endpoint {u} is not https: not sending the ID token there"));
+        }
+        let mut params = vec![
+            ("grant_type", TOKEN_EXCHANGE.to_string()),
+            ("requested_token_type", ID_JAG.to_string()),
+            ("audience", self.issuer.clone()),
+            ("resource", self.resource.clone()),
+            ("subject_token", idp.id_token.clone()),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token".to_string(),
+            ),
+        ];
+        if !self.scopes.is_empty() {
+            params.push(("scope", self.scopes.join(" ")));
+        }
+        let mut headers = vec![
+            (
+                "Content-Type".to_string(),
+                "application/x-www-form-urlencoded".to_string(),
+            ),
+            ("Accept".to_string(), "application/json".to_string()),
+        ];
+        match (&idp.client_id, &idp.client_secret) {
+            (Some(id), Some(secret)) => {
+                headers.push(("Authorization".into(), urls::basic_credentials(id, secret)))
+            }
+            (Some(id), None) => params.push(("client_id", id.clone())),
+            _ => {}
+        }
+        let pairs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        self.stage = Stage::Exchange;
+        self.next = Some(Step::Send(HttpRequest {
+            method: Method::Post,
+            url: idp.token_endpoint.clone(),
+            headers,
+            body: urls::form(&pairs),
+        }));
+    }
+
+    /// The identity provider's answer: the ID-JAG goes to this authorization server with the
+    /// jwt-bearer grant and the client's own authentication.
+    fn read_exchange(&mut self, status: u16, body: &[u8]) {
+        let grant = json_object(status, body).and_then(|t| {
+            let issued = t.get("issued_token_type").and_then(Value::as_str);
+            let token = t.get("access_token").and_then(Value::as_str);
+            match (issued, token) {
+                (Some(ID_JAG), Some(jag)) if !jag.is_empty() => Some(jag.to_string()),
+                _ => None,
+            }
+        });
+        let Some(jag) = grant else {
+            let e = self.oauth_error(status, body);
+            return self.fail(format!(
+                "the identity provider gave no identity assertion grant for this server ({e})"
+            ));
+        };
+        let mut params = vec![
+            ("grant_type", JWT_BEARER.to_string()),
+            ("assertion", jag),
+            ("resource", self.resource.clone()),
+        ];
+        if !self.scopes.is_empty() {
+            params.push(("scope", self.scopes.join(" ")));
+        }
         self.stage = Stage::Token;
         self.send_token(params);
     }
