@@ -510,6 +510,89 @@ fn a_dpop_token_type_is_refused() {
 }
 
 #[test]
+fn dpop_where_the_server_asks_for_it() {
+    use megane_builder_client::mcp::auth::dpop;
+    let c = challenge::parse(r#"DPoP error="use_dpop_nonce", resource_metadata="https://x/prm""#)
+        .unwrap();
+    assert!(c.dpop && c.error.as_deref() == Some("use_dpop_nonce"));
+    assert!(!challenge::parse("Bearer").unwrap().dpop);
+    // A DPoP challenge: token requests carry a proof, the AS's nonce is honoured once, and the
+    // DPoP token is accepted as such.
+    let mut auth = Authorizer::new(SERVER, config());
+    let meta = as_meta(json!({"dpop_signing_alg_values_supported": ["ES256"]}));
+    let (mut flow, url) = authorization_url(&mut auth, "DPoP", prm(json!({})), meta.clone());
+    assert_eq!(flow.dpop_proof(), None, "no proof on the authorization URL");
+    flow.handle_callback(&callback(&url, ""));
+    let first = send(&mut flow);
+    assert_eq!(flow.dpop_proof(), Some(None));
+    let nonce_asked = [("DPoP-Nonce".to_string(), "n-1".to_string())];
+    flow.handle_response(400, &nonce_asked, br#"{"error":"use_dpop_nonce"}"#);
+    let again = send(&mut flow);
+    assert_eq!(again.body, first.body, "the same token request, once more");
+    assert_eq!(flow.dpop_proof(), Some(Some("n-1")));
+    // A second nonce request is an answer, not a loop.
+    flow.handle_response(400, &nonce_asked, br#"{"error":"use_dpop_nonce"}"#);
+    assert!(failed(&mut flow).contains("use_dpop_nonce"));
+    let (mut flow, url) = authorization_url(&mut auth, "DPoP", prm(json!({})), meta);
+    flow.handle_callback(&callback(&url, ""));
+    send(&mut flow);
+    answer(
+        &mut flow,
+        200,
+        &json!({"access_token": "AT", "token_type": "DPoP"}),
+    );
+    assert!(matches!(flow.step(), Step::Done(t) if t.dpop));
+    // Metadata that requires bound tokens, with an AS that cannot take ES256 proofs: refused.
+    let mut auth = Authorizer::new(SERVER, config());
+    let mut flow = auth.begin(401, Some("Bearer"), 0, &ENTROPY).unwrap();
+    answer_metadata(
+        &mut flow,
+        prm(json!({"dpop_bound_access_tokens_required": true})),
+        as_meta(json!({"dpop_signing_alg_values_supported": ["EdDSA"]})),
+    );
+    assert!(failed(&mut flow).contains("does not list ES256"));
+    // The proof's signing input (RFC 9449 §4.2): header with the public JWK, htu without the
+    // query, ath = SHA-256 of the token, the nonce.
+    let key = dpop::PublicKey {
+        x: "X".into(),
+        y: "Y".into(),
+    };
+    let input = dpop::proof_input(
+        &key,
+        "POST",
+        "https://mcp.example.com/mcp?a=1#f",
+        1_800_000_000,
+        "j1",
+        Some("AT"),
+        Some("n-2"),
+    );
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let (h, c) = input.split_once('.').unwrap();
+    let header: Value = serde_json::from_slice(&b64.decode(h).unwrap()).unwrap();
+    let claims: Value = serde_json::from_slice(&b64.decode(c).unwrap()).unwrap();
+    assert_eq!(
+        header,
+        json!({"typ": "dpop+jwt", "alg": "ES256", "jwk": {"kty": "EC", "crv": "P-256", "x": "X", "y": "Y"}})
+    );
+    assert_eq!(
+        claims,
+        json!({"jti": "j1", "htm": "POST", "htu": "https://mcp.example.com/mcp", "iat": 1_800_000_000u64,
+            "ath": b64.encode(Sha256::digest(b"AT")), "nonce": "n-2"})
+    );
+    // Nonce requests: a 400 use_dpop_nonce (token endpoint) or a 401 DPoP challenge (resource).
+    let h401 = [
+        (
+            "WWW-Authenticate".to_string(),
+            r#"DPoP error="use_dpop_nonce""#.to_string(),
+        ),
+        ("dpop-nonce".to_string(), "n-3".to_string()),
+    ];
+    assert_eq!(dpop::nonce_asked(401, &h401, b"").as_deref(), Some("n-3"));
+    assert_eq!(dpop::nonce_asked(400, &h401, b"{}"), None);
+    assert_eq!(dpop::nonce_asked(401, &h401[..1], b""), None);
+}
+
+#[test]
 fn client_credentials_when_the_server_offers_no_user_sign_in() {
     let meta = as_meta(json!({
         "grant_types_supported": ["client_credentials"],

@@ -344,6 +344,8 @@ struct Exchange {
 pub struct Client {
     endpoint: Endpoint,
     token: Option<String>,
+    /// The token is DPoP-bound (RFC 9449): sent with the `DPoP` scheme (the proof is the driver's).
+    token_dpop: bool,
     /// The last 401 / 403 answer's status and `WWW-Authenticate` value, for the authorization
     /// flow (`mcp::auth`): taken with [`Client::take_auth_challenge`].
     auth_challenge: Option<(u16, Option<String>)>,
@@ -405,6 +407,7 @@ impl Client {
         Ok(Client {
             endpoint,
             token: config.token.filter(|t| !t.is_empty()),
+            token_dpop: false,
             auth_challenge: None,
             protocol: config.protocol,
             origin: config.origin,
@@ -489,8 +492,26 @@ impl Client {
         }
     }
 
+    /// Whether the token is DPoP-bound (`Authorization: DPoP …`, RFC 9449 §7.1) rather than a
+    /// bearer token. The driver adds each request's `DPoP` proof.
+    pub fn set_token_dpop(&mut self, dpop: bool) {
+        self.token_dpop = dpop;
+    }
+
+    /// The access token requests carry, if any (for the driver's DPoP proofs: their `ath`).
+    pub fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
     /// The status (401, or 403 `insufficient_scope`) and `WWW-Authenticate` value of the last
-    /// answer that asked for authorization, once.
+    /// answer that asked for authorization.
+    pub fn peek_auth_challenge(&self) -> Option<(u16, Option<&str>)> {
+        self.auth_challenge
+            .as_ref()
+            .map(|(status, h)| (*status, h.as_deref()))
+    }
+
+    /// As [`Client::peek_auth_challenge`], taken (once).
     pub fn take_auth_challenge(&mut self) -> Option<(u16, Option<String>)> {
         self.auth_challenge.take()
     }
@@ -847,6 +868,7 @@ impl Client {
         RequestFactory {
             endpoint: &self.endpoint,
             token: self.token.as_deref(),
+            dpop: self.token_dpop,
             session: &self.session,
             client_info: &self.client_info,
             capabilities: &self.capabilities,

@@ -16,6 +16,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
+use base64::Engine as _;
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -25,11 +26,12 @@ use web_sys::{
     AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response,
 };
 
+use super::auth::dpop::{self, PublicKey};
 use super::auth::{Authorizer, Flow, Step, Tokens, ENTROPY_BYTES, MAX_AUTH_BODY_BYTES};
 use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
 use super::elicit::{Action, ElicitId, Form};
 use super::errors::McpError;
-use super::headers::HttpRequest;
+use super::headers::{HttpRequest, AUTHORIZATION};
 use super::jsonrpc::RawJson;
 
 /// Progress callback: `(fraction, message)`.
@@ -60,6 +62,11 @@ struct Inner {
     on_tools_changed: Option<Box<dyn FnMut()>>,
     on_elicitation: Option<ElicitFn>,
     timer: Option<Timer>,
+    /// The connection's DPoP key (RFC 9449; made when a server first wants DPoP): a
+    /// non-extractable WebCrypto P-256 private key and its public coordinates.
+    dpop_key: Option<(JsValue, PublicKey)>,
+    /// The MCP server's latest `DPoP-Nonce` (§9).
+    dpop_nonce: Option<String>,
 }
 
 /// A connection to one MCP server over `fetch`. Cheap to clone (shared state).
@@ -317,7 +324,10 @@ async fn run_fetch(
     request: &HttpRequest,
     signal: &AbortSignal,
 ) -> Result<(), String> {
-    let response = send(request, Some(signal)).await?;
+    let signed = with_dpop_proof(inner, request)
+        .await
+        .map_err(|e| e.to_string())?;
+    let response = send(signed.as_ref().unwrap_or(request), Some(signal)).await?;
     // A browser gives an "opaqueredirect" (status 0, `Location` hidden); Node gives the 3xx itself.
     let opaque = Reflect::get(&response, &JsValue::from_str("type"))
         .ok()
@@ -333,6 +343,12 @@ async fn run_fetch(
         return Ok(());
     }
     let head = response_head(&response);
+    if let Some((_, n)) = head
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("dpop-nonce"))
+    {
+        inner.borrow_mut().dpop_nonce = Some(n.clone());
+    }
     inner
         .borrow_mut()
         .client
@@ -411,6 +427,105 @@ async fn sign_es256(key: &JsValue, input: &str) -> Result<Vec<u8>, McpError> {
     Ok(Uint8Array::new(&signed).to_vec())
 }
 
+/// `crypto.subtle` (Window, Worker, Node ≥ 20), or a one-line refusal naming `what`.
+fn subtle(what: &str) -> Result<JsValue, McpError> {
+    Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))
+        .and_then(|c| Reflect::get(&c, &JsValue::from_str("subtle")))
+        .ok()
+        .filter(JsValue::is_object)
+        .ok_or_else(|| McpError::Authorization {
+            message: format!("this environment has no WebCrypto for {what}"),
+        })
+}
+
+/// The connection's DPoP key, made on first use: `crypto.subtle.generateKey` ECDSA P-256, the
+/// private key non-extractable (it never leaves WebCrypto), the public one exported as JWK.
+async fn dpop_key(inner: &Rc<RefCell<Inner>>) -> Result<(JsValue, PublicKey), McpError> {
+    if let Some(k) = inner.borrow().dpop_key.clone() {
+        return Ok(k);
+    }
+    let fail = || McpError::Authorization {
+        message: "the DPoP key could not be made (WebCrypto ECDSA P-256)".into(),
+    };
+    let subtle = subtle("DPoP proofs")?;
+    let call = |name: &str| -> Result<Function, McpError> {
+        Reflect::get(&subtle, &JsValue::from_str(name))
+            .ok()
+            .and_then(|f| f.dyn_into().ok())
+            .ok_or_else(fail)
+    };
+    let algorithm = js_sys::Object::new();
+    let _ = Reflect::set(&algorithm, &"name".into(), &"ECDSA".into());
+    let _ = Reflect::set(&algorithm, &"namedCurve".into(), &"P-256".into());
+    let usages = js_sys::Array::of1(&"sign".into());
+    let pair = settled(call("generateKey")?.call3(&subtle, &algorithm, &JsValue::FALSE, &usages))
+        .await
+        .map_err(|_| fail())?;
+    let private = Reflect::get(&pair, &"privateKey".into()).map_err(|_| fail())?;
+    let public = Reflect::get(&pair, &"publicKey".into()).map_err(|_| fail())?;
+    let jwk = settled(call("exportKey")?.call2(&subtle, &"jwk".into(), &public))
+        .await
+        .map_err(|_| fail())?;
+    let coordinate = |name: &str| {
+        Reflect::get(&jwk, &JsValue::from_str(name))
+            .ok()
+            .and_then(|v| v.as_string())
+            .ok_or_else(fail)
+    };
+    let key = (
+        private,
+        PublicKey {
+            x: coordinate("x")?,
+            y: coordinate("y")?,
+        },
+    );
+    inner.borrow_mut().dpop_key = Some(key.clone());
+    Ok(key)
+}
+
+/// A signed DPoP proof (RFC 9449 §4) for one request; the core builds what is signed.
+async fn dpop_proof(
+    inner: &Rc<RefCell<Inner>>,
+    method: &str,
+    url: &str,
+    access_token: Option<&str>,
+    nonce: Option<&str>,
+) -> Result<String, McpError> {
+    let (key, public) = dpop_key(inner).await?;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let jti = b64.encode(&random_entropy()?[..16]);
+    let now = (js_sys::Date::now() / 1000.0) as u64;
+    let input = dpop::proof_input(&public, method, url, now, &jti, access_token, nonce);
+    let signature = sign_es256(&key, &input).await?;
+    Ok(format!("{input}.{}", b64.encode(signature)))
+}
+
+/// A request whose `Authorization` uses the `DPoP` scheme gets its proof, with the server's
+/// latest nonce (§7.1).
+async fn with_dpop_proof(
+    inner: &Rc<RefCell<Inner>>,
+    request: &HttpRequest,
+) -> Result<Option<HttpRequest>, McpError> {
+    let Some(token) = request
+        .header(AUTHORIZATION)
+        .and_then(|h| h.strip_prefix("DPoP "))
+    else {
+        return Ok(None);
+    };
+    let nonce = inner.borrow().dpop_nonce.clone();
+    let proof = dpop_proof(
+        inner,
+        request.method.as_str(),
+        &request.url,
+        Some(token),
+        nonce.as_deref(),
+    )
+    .await?;
+    let mut signed = request.clone();
+    signed.headers.push(("DPoP".into(), proof));
+    Ok(Some(signed))
+}
+
 /// `crypto.getRandomValues`: the flow's PKCE verifier and `state` (Window, Worker, Node ≥ 19).
 fn random_entropy() -> Result<[u8; ENTROPY_BYTES], McpError> {
     let fail = || McpError::Authorization {
@@ -454,12 +569,29 @@ async fn settled(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
 /// Drives one authorization flow: requests over `fetch`, the authorization URL to the host's
 /// `redirect` hook. Everything it decides is the core's (`mcp::auth::Flow`).
 async fn drive_flow(
+    inner: &Rc<RefCell<Inner>>,
     flow: &mut Flow,
     redirect: &Function,
     client_key: Option<&JsValue>,
 ) -> Result<Tokens, McpError> {
     loop {
         match flow.step() {
+            Step::Send(mut request) if flow.dpop_proof().is_some() => {
+                let nonce = flow.dpop_proof().flatten().map(str::to_string);
+                let proof = dpop_proof(
+                    inner,
+                    request.method.as_str(),
+                    &request.url,
+                    None,
+                    nonce.as_deref(),
+                )
+                .await?;
+                request.headers.push(("DPoP".into(), proof));
+                match fetch_all(&request).await {
+                    Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
+                    Err(detail) => flow.handle_network_error(&detail),
+                }
+            }
             Step::Sign => {
                 let input = flow.signing_input((js_sys::Date::now() / 1000.0) as u64);
                 let key = client_key.ok_or_else(|| McpError::Authorization {
@@ -530,6 +662,8 @@ impl FetchClient {
                 on_tools_changed: None,
                 on_elicitation: None,
                 timer: None,
+                dpop_key: None,
+                dpop_nonce: None,
             })),
         })
     }
@@ -555,7 +689,9 @@ impl FetchClient {
     /// (restored from the host's storage) are used from the first request.
     pub fn set_auth(&self, hooks: AuthHooks) {
         let mut i = self.inner.borrow_mut();
-        if let Some(token) = hooks.authorizer.access_token() {
+        // A stored DPoP-bound token is useless without the key of the connection it was bound to.
+        let bound = hooks.authorizer.tokens().is_some_and(|t| t.dpop);
+        if let Some(token) = hooks.authorizer.access_token().filter(|_| !bound) {
             if i.config.token.is_none() {
                 i.config.token = Some(token.to_string());
                 i.client.set_token(Some(token.to_string()));
@@ -613,7 +749,7 @@ impl FetchClient {
                 .begin(status, header.as_deref(), attempt, &entropy)?;
             (flow, a.redirect.clone(), a.client_key.clone())
         };
-        let tokens = drive_flow(&mut flow, &redirect, client_key.as_ref()).await?;
+        let tokens = drive_flow(&self.inner, &mut flow, &redirect, client_key.as_ref()).await?;
         let saved = {
             let mut i = self.inner.borrow_mut();
             let Inner {
@@ -625,6 +761,7 @@ impl FetchClient {
             let Some(a) = auth.as_mut() else {
                 return Ok(false);
             };
+            let dpop = tokens.dpop;
             a.authorizer.complete(tokens);
             let token = a.authorizer.access_token().map(str::to_string);
             if client.server_info().is_none() {
@@ -635,6 +772,7 @@ impl FetchClient {
             } else {
                 client.set_token(token);
             }
+            client.set_token_dpop(dpop);
             let json = a
                 .authorizer
                 .tokens()
@@ -661,6 +799,24 @@ impl FetchClient {
         Ok(true)
     }
 
+    /// Whether the last refusal was a 401 `use_dpop_nonce` with a new nonce (taken: the operation
+    /// is retried, the client ready to connect again when it was the handshake).
+    fn dpop_nonce_asked(&self) -> bool {
+        let mut i = self.inner.borrow_mut();
+        let asked = match i.client.peek_auth_challenge() {
+            Some((401, Some(h))) => super::auth::challenge::parse(h)
+                .is_some_and(|c| c.dpop && c.error.as_deref() == Some("use_dpop_nonce")),
+            _ => false,
+        };
+        if !asked || i.dpop_nonce.is_none() {
+            return false;
+        }
+        i.client.take_auth_challenge();
+        let token = i.client.token().map(str::to_string);
+        i.client.set_token(token);
+        true
+    }
+
     /// Starts an operation with `start` and waits for it, signing in and starting it again when
     /// the server asks for authorization. `started` sees each operation id.
     async fn run(
@@ -669,10 +825,16 @@ impl FetchClient {
         started: &dyn Fn(OpId),
     ) -> Result<OpResult, McpError> {
         let mut attempt = 0;
+        let mut nonce_retry_used = false;
         loop {
             let op = start(&mut self.inner.borrow_mut().client, now_ms());
             started(op);
             let outcome = self.wait(op).await;
+            if outcome.is_err() && !nonce_retry_used && self.dpop_nonce_asked() {
+                // RFC 9449 §9: the server wants its nonce in the proof: once more, with it.
+                nonce_retry_used = true;
+                continue;
+            }
             if let Err(e) = &outcome {
                 if self.sign_in(e, attempt).await? {
                     attempt += 1;

@@ -40,6 +40,8 @@ pub struct RequestFactory<'a> {
     pub endpoint: &'a Endpoint,
     /// The bearer token, if any.
     pub token: Option<&'a str>,
+    /// The token is DPoP-bound: the `DPoP` scheme instead of `Bearer` (RFC 9449 §7.1).
+    pub dpop: bool,
     /// The negotiated state.
     pub session: &'a Session,
     /// `clientInfo` (`{name, version}`).
@@ -52,7 +54,8 @@ impl RequestFactory<'_> {
     fn common_headers(&self, with_session: bool) -> Vec<(String, String)> {
         let mut h = Vec::new();
         if let Some(t) = self.token {
-            h.push((headers::AUTHORIZATION.to_string(), format!("Bearer {t}")));
+            let scheme = if self.dpop { "DPoP" } else { "Bearer" };
+            h.push((headers::AUTHORIZATION.to_string(), format!("{scheme} {t}")));
         }
         if with_session {
             if let Some(id) = &self.session.session_id {

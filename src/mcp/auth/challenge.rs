@@ -11,8 +11,10 @@ pub struct Challenge {
     pub resource_metadata: Option<String>,
     /// RFC 6750 §3: the scopes the request needs (space-separated in the header).
     pub scope: Option<Vec<String>>,
-    /// RFC 6750 §3.1: `invalid_token`, `insufficient_scope`, ….
+    /// RFC 6750 §3.1: `invalid_token`, `insufficient_scope`, …; RFC 9449 §9: `use_dpop_nonce`.
     pub error: Option<String>,
+    /// The challenge's scheme is `DPoP` (RFC 9449 §7.1): the server wants sender-constrained tokens.
+    pub dpop: bool,
 }
 
 impl Challenge {
@@ -22,7 +24,7 @@ impl Challenge {
     }
 }
 
-/// The `Bearer` challenge of a `WWW-Authenticate` value (other schemes are skipped); `None` when
+/// The first `Bearer` or `DPoP` challenge of a `WWW-Authenticate` value (other schemes are skipped); `None` when
 /// there is none. Parameter names are case-insensitive; a malformed tail ends parsing with what
 /// was read so far.
 pub fn parse(header: &str) -> Option<Challenge> {
@@ -61,9 +63,10 @@ pub fn parse(header: &str) -> Option<Challenge> {
             if found.is_some() && in_bearer {
                 break;
             }
-            in_bearer = word.eq_ignore_ascii_case("bearer");
+            let dpop = word.eq_ignore_ascii_case("dpop");
+            in_bearer = word.eq_ignore_ascii_case("bearer") || dpop;
             if in_bearer {
-                found.get_or_insert_with(Challenge::default);
+                found.get_or_insert_with(Challenge::default).dpop = dpop;
             }
         }
     }

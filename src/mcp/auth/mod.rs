@@ -30,6 +30,7 @@
 //! a message or `Debug` output.
 
 pub mod challenge;
+pub mod dpop;
 pub mod urls;
 
 use std::collections::HashMap;
@@ -162,6 +163,10 @@ pub struct Tokens {
     pub token_endpoint: String,
     /// The client they were issued to.
     pub client: Registration,
+    /// Sender-constrained (`token_type` `DPoP`, RFC 9449): sent as `Authorization: DPoP …` with a
+    /// proof of the connection's key, which lives only as long as the connection.
+    #[serde(default)]
+    pub dpop: bool,
 }
 
 impl fmt::Debug for Tokens {
@@ -309,6 +314,10 @@ impl Authorizer {
             last_network_error: None,
             last_request: None,
             unsigned: None,
+            dpop: false,
+            dpop_nonce: None,
+            dpop_retry_used: false,
+            prm_dpop_required: false,
         };
         flow.send_current();
         Ok(flow)
@@ -371,6 +380,12 @@ pub struct Flow {
     /// A token request waiting for its `private_key_jwt` client assertion, and the JWS signing
     /// input handed out for it.
     unsigned: Option<(TokenParams, Option<String>)>,
+    /// DPoP (RFC 9449): whether token requests carry a proof, the authorization server's nonce,
+    /// and whether the one nonce retry was used.
+    dpop: bool,
+    dpop_nonce: Option<String>,
+    dpop_retry_used: bool,
+    prm_dpop_required: bool,
 }
 
 /// A token request's form parameters, before the client's authentication is added.
@@ -563,8 +578,13 @@ impl Flow {
 
     /// The HTTP answer to the last [`Step::Send`] (headers are not needed: every answer is JSON
     /// or refused).
-    pub fn handle_response(&mut self, status: u16, _headers: &[(String, String)], body: &[u8]) {
+    pub fn handle_response(&mut self, status: u16, headers: &[(String, String)], body: &[u8]) {
         self.network_retry_used = false;
+        if matches!(self.stage, Stage::Token | Stage::Refresh)
+            && self.dpop_nonce_retry(status, headers, body)
+        {
+            return;
+        }
         match std::mem::replace(&mut self.stage, Stage::Finished) {
             Stage::Prm { candidates, index } => match json_object(status, body) {
                 Some(prm) => self.read_prm(prm),
@@ -625,6 +645,7 @@ impl Flow {
         }
         self.resource = resource.to_string();
         self.prm_scopes = str_list(prm.get("scopes_supported"));
+        self.prm_dpop_required = prm.get("dpop_bound_access_tokens_required") == Some(&json!(true));
         let issuer = str_list(prm.get("authorization_servers")).and_then(|a| a.into_iter().next());
         let Some(issuer) = issuer else {
             return self.fail(
@@ -653,7 +674,44 @@ impl Flow {
             return self.fail(format!("the authorization server's metadata names issuer {got}, not {want} (RFC 8414 §3.3): not signing in"));
         }
         self.meta = meta;
+        // DPoP where the server asks for it (a `DPoP` challenge, or its metadata requires bound
+        // tokens), with ES256, the one algorithm this client signs with.
+        if self.challenge.dpop || self.prm_dpop_required {
+            let es256 = str_list(self.meta.get("dpop_signing_alg_values_supported"))
+                .is_some_and(|a| a.iter().any(|x| x == "ES256"));
+            if !es256 {
+                let i = self.shown(&self.issuer);
+                return self.fail(format!("the server wants DPoP-bound tokens, but its authorization server {i} does not list ES256 for DPoP proofs"));
+            }
+            self.dpop = true;
+        }
         self.after_metadata();
+    }
+
+    /// `Some(nonce)` when the request [`Flow::step`] just gave is a token request that must carry
+    /// a DPoP proof (RFC 9449 §5) for the connection's key, with the authorization server's nonce
+    /// when it gave one; the driver builds it with [`dpop::proof_input`].
+    pub fn dpop_proof(&self) -> Option<Option<&str>> {
+        (self.dpop && matches!(self.stage, Stage::Token | Stage::Refresh))
+            .then_some(self.dpop_nonce.as_deref())
+    }
+
+    /// RFC 9449 §8: a token endpoint answer asking for a nonce: resend once with it.
+    fn dpop_nonce_retry(&mut self, status: u16, headers: &[(String, String)], body: &[u8]) -> bool {
+        let nonce = dpop::nonce_asked(status, headers, body);
+        match (
+            self.dpop && !self.dpop_retry_used,
+            nonce,
+            self.last_request.clone(),
+        ) {
+            (true, Some(n), Some(r)) => {
+                self.dpop_retry_used = true;
+                self.dpop_nonce = Some(n);
+                self.next = Some(Step::Send(r));
+                true
+            }
+            _ => false,
+        }
     }
 
     fn endpoint(&self, name: &str) -> Result<String, String> {
@@ -1196,10 +1254,11 @@ impl Flow {
             return Err("the authorization server's token answer has no access_token".into());
         };
         let kind = t.get("token_type").and_then(Value::as_str).unwrap_or("");
-        if !kind.eq_ignore_ascii_case("bearer") {
+        let dpop = self.dpop && kind.eq_ignore_ascii_case("dpop");
+        if !kind.eq_ignore_ascii_case("bearer") && !dpop {
             let k = self.shown(kind);
             return Err(format!(
-                "the authorization server issued a {k} token; only Bearer tokens are supported"
+                "the authorization server issued a {k} token; only Bearer tokens (and DPoP ones, where the server asks for them) are supported"
             ));
         }
         let refresh = t
@@ -1228,6 +1287,7 @@ impl Flow {
                 client_secret: None,
                 auth_method: "none".into(),
             }),
+            dpop,
         })
     }
 
