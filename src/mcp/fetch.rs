@@ -403,16 +403,14 @@ pub struct AuthHooks {
     pub client_key: Option<JsValue>,
 }
 
-/// `crypto.subtle.sign(ECDSA P-256 / SHA-256)` of `input` with the host's key: the 64-byte `r ‖ s`
-/// signature a JWS ES256 carries (WebCrypto's own format).
-async fn sign_es256(key: &JsValue, input: &str) -> Result<Vec<u8>, McpError> {
+/// `crypto.subtle.sign(ECDSA P-256 / SHA-256)` of `input` with `key`: the 64-byte `r ‖ s`
+/// signature a JWS ES256 carries (WebCrypto's own format). `what` names the signature in the
+/// one-line refusal ("the client assertion", "a DPoP proof").
+async fn sign_es256(key: &JsValue, input: &str, what: &str) -> Result<Vec<u8>, McpError> {
     let fail = |why: &str| McpError::Authorization {
-        message: format!("the client key could not sign the client assertion ({why})"),
+        message: format!("{what} could not be signed ({why})"),
     };
-    let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto"))
-        .map_err(|_| fail("no WebCrypto"))?;
-    let subtle =
-        Reflect::get(&crypto, &JsValue::from_str("subtle")).map_err(|_| fail("no WebCrypto"))?;
+    let subtle = subtle(what)?;
     let sign: Function = Reflect::get(&subtle, &JsValue::from_str("sign"))
         .ok()
         .and_then(|f| f.dyn_into().ok())
@@ -423,7 +421,7 @@ async fn sign_es256(key: &JsValue, input: &str) -> Result<Vec<u8>, McpError> {
     let data = Uint8Array::from(input.as_bytes());
     let signed = settled(sign.call3(&subtle, &algorithm, key, &data))
         .await
-        .map_err(|_| fail("it must be an ECDSA P-256 private key with the sign usage"))?;
+        .map_err(|_| fail("the key must be an ECDSA P-256 private key with the sign usage"))?;
     Ok(Uint8Array::new(&signed).to_vec())
 }
 
@@ -496,7 +494,7 @@ async fn dpop_proof(
     let jti = b64.encode(&random_entropy()?[..16]);
     let now = (js_sys::Date::now() / 1000.0) as u64;
     let input = dpop::proof_input(&public, method, url, now, &jti, access_token, nonce);
-    let signature = sign_es256(&key, &input).await?;
+    let signature = sign_es256(&key, &input, "a DPoP proof").await?;
     Ok(format!("{input}.{}", b64.encode(signature)))
 }
 
@@ -595,10 +593,10 @@ async fn drive_flow(
             Step::Sign => {
                 let input = flow.signing_input((js_sys::Date::now() / 1000.0) as u64);
                 let key = client_key.ok_or_else(|| McpError::Authorization {
-                    message: "the client key could not sign the client assertion (none given)"
+                    message: "the client assertion could not be signed (no client key given)"
                         .into(),
                 })?;
-                flow.handle_signature(&sign_es256(key, &input).await?);
+                flow.handle_signature(&sign_es256(key, &input, "the client assertion").await?);
             }
             Step::Send(request) => match fetch_all(&request).await {
                 Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
