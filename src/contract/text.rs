@@ -102,11 +102,29 @@ pub fn excerpt(text: &str) -> String {
 /// building anything).
 fn is_plain_line(text: &str, max_chars: usize) -> bool {
     let bytes = text.as_bytes();
-    bytes.len() <= max_chars
-        && bytes.first() != Some(&b' ')
-        && bytes.last() != Some(&b' ')
-        && bytes.iter().all(|b| (b' '..=b'~').contains(b))
-        && !bytes.windows(2).any(|w| w == b"  ")
+    if bytes.len() > max_chars || bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
+        return false;
+    }
+    // A plain loop: this runs on every label and name of a tools/list, and the iterator
+    // adapters are not inlined at the package's size-first opt-level.
+    let mut previous = 0u8;
+    for &b in bytes {
+        if !matches!(b, b' '..=b'~') || (b == b' ' && previous == b' ') {
+            return false;
+        }
+        previous = b;
+    }
+    true
+}
+
+/// Whether `text` is printable ASCII and line feeds only (nothing [`plain_text`] drops or maps).
+fn is_plain_ascii_block(text: &str) -> bool {
+    for &b in text.as_bytes() {
+        if !matches!(b, b'\n' | b' '..=b'~') {
+            return false;
+        }
+    }
+    true
 }
 
 /// §4.1: untrusted help text (a `description`) as a plain block: line breaks kept as `\n`, other
@@ -114,9 +132,7 @@ fn is_plain_line(text: &str, max_chars: usize) -> bool {
 /// characters, trimmed.
 pub fn plain_text(text: &str) -> String {
     // Most help text has nothing to drop or change: then only the trim applies.
-    let clean = text
-        .bytes()
-        .all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
+    let clean = is_plain_ascii_block(text)
         || text
             .chars()
             .all(|c| c == '\n' || !(c.is_control() || is_invisible(c) || is_line_break(c)));

@@ -202,7 +202,43 @@ const plain = (o) => {
 };
 export function packTools(list) {
   try {
-    const holders = [], texts = new Map(), schemas = [];
+    const holders = [], descriptions = [], schemas = [];
+    // Distinct schema texts: an object seen before in this call is not stringified again; a
+    // text is looked for among the texts of its length (compared whole), or in a Map once
+    // more than 8 texts share a length.
+    const byObject = new Map(), byLength = new Map(), byText = new Map();
+    const distinct = (text) => {
+      const bucket = byLength.get(text.length);
+      if (bucket === null) {
+        const k = byText.get(text);
+        if (k !== undefined) return k;
+      } else if (bucket !== undefined) {
+        for (const k of bucket) if (schemas[k] === text) return k;
+      }
+      const k = schemas.length;
+      schemas.push(text);
+      if (bucket === undefined) byLength.set(text.length, [k]);
+      else if (bucket === null) byText.set(text, k);
+      else if (bucket.length < 8) bucket.push(k);
+      else {
+        for (const i of bucket) byText.set(schemas[i], i);
+        byText.set(text, k);
+        byLength.set(text.length, null);
+      }
+      return k;
+    };
+    const schemaIndex = (schema) => {
+      const object = schema !== null && typeof schema === "object";
+      if (object) {
+        const k = byObject.get(schema);
+        if (k !== undefined) return k;
+      }
+      const text = JSON.stringify(schema);
+      if (text === undefined) return -1;
+      const k = distinct(text);
+      if (object) byObject.set(schema, k);
+      return k;
+    };
     const reduce = (tool) => {
       if (tool === null || typeof tool !== "object" || Array.isArray(tool)) return tool;
       if (!plain(tool)) throw new TypeError("not a plain object");
@@ -210,15 +246,9 @@ export function packTools(list) {
       for (const key of Object.keys(tool)) {
         if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
       }
-      const ref = [holders.length];
+      copy.inputSchema = [holders.length, schemaIndex(own(tool, "inputSchema"))];
       holders.push(tool);
-      const text = JSON.stringify(own(tool, "inputSchema"));
-      if (text !== undefined) {
-        let k = texts.get(text);
-        if (k === undefined) { k = schemas.length; texts.set(text, k); schemas.push(text); }
-        ref.push(k);
-      }
-      copy.inputSchema = ref;
+      descriptions.push(copy.description);
       return copy;
     };
     const tools = (a) => (Array.isArray(a) ? a.map(reduce) : a);
@@ -235,17 +265,22 @@ export function packTools(list) {
     } else {
       return null;
     }
-    return { text: JSON.stringify(root), schemas, holders };
+    return { text: JSON.stringify(root), schemas, holders, descriptions };
   } catch {
     return null;
   }
 }
-export function assembleToolbox(text, forms, formIndex, holders) {
+export function assembleToolbox(text, forms, formIndex, packed, texts) {
+  const { holders, descriptions } = packed;
   const box = JSON.parse(text);
+  let t = 0;
   const attach = (tool) => {
-    const h = holders[tool.inputSchema];
+    const k = tool.inputSchema, h = holders[k];
     tool.inputSchema = asSent(own(h, "inputSchema"));
     if ("outputSchema" in tool) tool.outputSchema = asSent(own(h, "outputSchema"));
+    if (texts[t] === 1) tool.description = descriptions[k];
+    if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
+    t += 2;
   };
   box.buttons.forEach((b, i) => {
     attach(b);
@@ -266,16 +301,19 @@ extern "C" {
     /// `target[key]`: `Array.from(values)`, built on first read.
     #[wasm_bindgen(js_name = lazyNumbers)]
     fn lazy_numbers(target: &Object, key: &str, values: &JsValue);
-    /// `{text, schemas: string[], holders: object[]}` (see above), or `null`.
+    /// `{text, schemas: string[], holders: object[], descriptions: unknown[]}` (see above), or
+    /// `null`.
     #[wasm_bindgen(js_name = packTools)]
     fn pack_tools(list: &JsValue) -> JsValue;
-    /// The toolbox object: `text` parsed, forms and the host's schemas attached, `ok: true`.
+    /// The toolbox object: `text` parsed, forms and the host's schemas attached, the texts
+    /// `texts` names restored, `ok: true`.
     #[wasm_bindgen(js_name = assembleToolbox)]
     fn assemble_toolbox(
         text: &str,
         forms: &Array,
         form_index: &Int32Array,
-        holders: &JsValue,
+        packed: &JsValue,
+        texts: &Int32Array,
     ) -> JsValue;
 }
 
@@ -687,9 +725,12 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 // host's tools/list crosses as one JSON text with each tool's `inputSchema` and `outputSchema`
 // taken out: a tool carries `inputSchema: [holder, schema]` instead, `holder` its index among the
 // host's tool objects and `schema` the index of its schema's JSON text among the distinct ones
-// (absent when JSON has no value for it). Rust reads each distinct schema at most once (and not
-// at all when its text is cached) and classifies the tools with the one `discovery` code. The
-// toolbox comes back as JSON text without forms and schemas; each distinct form crosses once as
+// (−1 when JSON has no value for it; a schema object met again in the same list is not
+// stringified again). Rust reads each distinct schema at most once (and not at all when its text
+// is cached) and classifies the tools with the one `discovery` code. The toolbox comes back as
+// JSON text without forms and schemas, and without the descriptions JavaScript already has (the
+// host's text when plain text leaves it unchanged, a tooltip that begins the description: see
+// `leave_host_texts`); each distinct form crosses once as
 // text, and a button's `form` is parsed from it on first read (a lazy property as above: a fresh
 // object per button); `inputSchema` / `outputSchema` are the host's own objects. Tool objects at
 // the places `discovery` reads tools from are copied shallowly; anything that is not a plain
@@ -742,7 +783,6 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
     }
     let text = get(&packed, "text").as_string()?;
     let texts: Array = get(&packed, "schemas").dyn_into().ok()?;
-    let holders = get(&packed, "holders");
     let reduced: Value = serde_json::from_str(&text).ok()?;
     let mut schemas = PackedSchemas {
         entries: vec![None; texts.length() as usize],
@@ -775,11 +815,75 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
         };
         form_index.push(k as i32);
     }
+    let mut toolbox = toolbox;
+    let texts = leave_host_texts(&reduced, &mut toolbox);
     let text = serde_json::to_string(&toolbox).ok()?;
     Some(Ok(assemble_toolbox(
         &text,
         &forms,
         &Int32Array::from(&form_index[..]),
-        &holders,
+        &packed,
+        &Int32Array::from(&texts[..]),
     )))
+}
+
+/// Leaves out of the toolbox the texts JavaScript already has: a `description` that is the
+/// host's own (plain text already, §4.1) and a `tooltip` that begins the description. Returns,
+/// for each button and then each plain tool, `[1 when the description is the host's, else 0;
+/// the tooltip's length in UTF-16 units when it begins the description, else −1]`; the emptied
+/// texts are put back by `assembleToolbox` (same strings, fewer bytes through JSON).
+fn leave_host_texts<'a>(reduced: &'a Value, toolbox: &mut discovery::Toolbox) -> Vec<i32> {
+    // The host's descriptions by holder, read where `packTools` put holders: the objects among
+    // the root's `tools`, or among a root list's items and their `tools`.
+    let mut descriptions: Vec<Option<&'a str>> = Vec::new();
+    let mut record = |item: &'a Value| {
+        let Value::Object(object) = item else { return };
+        let holder = object.get("inputSchema").and_then(|r| r.get(0));
+        if let Some(h) = holder.and_then(Value::as_u64).map(|h| h as usize) {
+            if descriptions.len() <= h {
+                descriptions.resize(h + 1, None);
+            }
+            descriptions[h] = object.get("description").and_then(Value::as_str);
+        }
+    };
+    match reduced {
+        Value::Object(root) => {
+            if let Some(Value::Array(tools)) = root.get("tools") {
+                tools.iter().for_each(&mut record);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                record(item);
+                if let Some(Value::Array(tools)) = item.get("tools").filter(|_| item.is_object()) {
+                    tools.iter().for_each(&mut record);
+                }
+            }
+        }
+        _ => {}
+    }
+    let mut flags = Vec::new();
+    let mut leave = |holder: &Value, description: &mut String, tooltip: &mut String| {
+        let host = holder
+            .as_u64()
+            .and_then(|h| descriptions.get(h as usize).copied().flatten());
+        let from_host = !description.is_empty() && host == Some(description.as_str());
+        let prefix = (!tooltip.is_empty() && description.starts_with(tooltip.as_str()))
+            .then(|| tooltip.encode_utf16().count() as i32);
+        flags.push(i32::from(from_host));
+        flags.push(prefix.unwrap_or(-1));
+        if prefix.is_some() {
+            tooltip.clear();
+        }
+        if from_host {
+            description.clear();
+        }
+    };
+    for b in &mut toolbox.buttons {
+        leave(&b.input_schema, &mut b.description, &mut b.tooltip);
+    }
+    for t in &mut toolbox.plain_tools {
+        leave(&t.input_schema, &mut t.description, &mut t.tooltip);
+    }
+    flags
 }
