@@ -290,6 +290,23 @@ export function assembleToolbox(text, forms, formIndex, packed, texts) {
   box.ok = true;
   return box;
 }
+// connect()'s toolbox (see `listed_toolbox_to_js`): schemas and forms parsed on first read.
+export function assembleListed(text, forms, formIndex, schemas) {
+  const box = JSON.parse(text);
+  const attach = (tool) => {
+    const k = tool.inputSchema;
+    lazy(tool, "inputSchema", () => JSON.parse(schemas[k]));
+    const o = tool.outputSchema;
+    if (o !== null) lazy(tool, "outputSchema", () => JSON.parse(schemas[o]));
+  };
+  box.buttons.forEach((b, i) => {
+    attach(b);
+    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
+  });
+  box.plainTools.forEach(attach);
+  box.ok = true;
+  return box;
+}
 "#)]
 extern "C" {
     /// `target[key]`: `index.map(i => table[i])`, built on first read.
@@ -314,6 +331,16 @@ extern "C" {
         form_index: &Int32Array,
         packed: &JsValue,
         texts: &Int32Array,
+    ) -> JsValue;
+    /// connect()'s toolbox object: `text` parsed; each tool's `inputSchema` / `outputSchema`
+    /// (an index into `schemas`) and each button's form (`formIndex` into `forms`) parsed on
+    /// first read; `ok: true`.
+    #[wasm_bindgen(js_name = assembleListed)]
+    fn assemble_listed(
+        text: &str,
+        forms: &Array,
+        form_index: &Int32Array,
+        schemas: &Array,
     ) -> JsValue;
 }
 
@@ -797,10 +824,26 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
     if schemas.unreadable {
         return None;
     }
+    let (forms, form_index) = distinct_forms(&entries)?;
+    let mut toolbox = toolbox;
+    let texts = leave_host_texts(&reduced, &mut toolbox);
+    let text = serde_json::to_string(&toolbox).ok()?;
+    Some(Ok(assemble_toolbox(
+        &text,
+        &forms,
+        &Int32Array::from(&form_index[..]),
+        &packed,
+        &Int32Array::from(&texts[..]),
+    )))
+}
+
+/// Each distinct form of the buttons' cache entries as JSON text, and for each button the index
+/// of its form (−1: a disabled button); `None` when a form cannot be written.
+fn distinct_forms(entries: &[Option<Compiled>]) -> Option<(Array, Vec<i32>)> {
     let forms = Array::new();
     let mut distinct: Vec<&Compiled> = Vec::new();
     let mut form_index: Vec<i32> = Vec::with_capacity(entries.len());
-    for entry in &entries {
+    for entry in entries {
         let Some(entry) = entry else {
             form_index.push(-1);
             continue;
@@ -815,16 +858,85 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
         };
         form_index.push(k as i32);
     }
-    let mut toolbox = toolbox;
-    let texts = leave_host_texts(&reduced, &mut toolbox);
-    let text = serde_json::to_string(&toolbox).ok()?;
-    Some(Ok(assemble_toolbox(
+    Some((forms, form_index))
+}
+
+/// §3: connect()'s toolbox for the page, made the way parseToolList's fast way makes its own
+/// (its tools arrive in Rust, from the server): the toolbox crosses as JSON text without forms
+/// and schemas, each distinct form and each distinct schema (input or output) crosses once as
+/// text, and each is parsed on a tool's first read (a lazy property: a fresh object per tool, as
+/// `JSON.parse` of the whole toolbox gave). `toolbox` comes from
+/// [`discovery::parse_tool_list_with`] (forms left out; `entries` its buttons' cache entries) and
+/// is given back unchanged.
+pub fn listed_toolbox_to_js(
+    toolbox: &mut discovery::Toolbox,
+    entries: &[Option<Compiled>],
+) -> Result<JsValue, JsError> {
+    let conversion = || JsError::new("The tool list could not be converted for the page.");
+    let (forms, form_index) = distinct_forms(entries).ok_or_else(conversion)?;
+    let schemas = Array::new();
+    let mut known: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut index = |schema: &Value| -> Result<Value, JsError> {
+        let text = serde_json::to_string(schema).map_err(|_| conversion())?;
+        let next = known.len() as u32;
+        let k = *known.entry(text).or_insert_with_key(|text| {
+            schemas.push(&JsValue::from_str(text));
+            next
+        });
+        Ok(Value::from(k))
+    };
+    // The schemas are taken out while the text is written, then put back.
+    let mut taken: Vec<(Value, Option<Value>)> = Vec::new();
+    let tools = toolbox
+        .buttons
+        .iter_mut()
+        .map(|b| (&mut b.input_schema, &mut b.output_schema))
+        .chain(
+            toolbox
+                .plain_tools
+                .iter_mut()
+                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
+        );
+    let mut failed = None;
+    for (input, output) in tools {
+        let replaced = index(input).and_then(|i| {
+            let o = output.as_ref().map(&mut index).transpose()?;
+            Ok((i, o))
+        });
+        match replaced {
+            Ok((i, o)) => taken.push((std::mem::replace(input, i), std::mem::replace(output, o))),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let text = serde_json::to_string(&*toolbox);
+    let mut taken = taken.into_iter();
+    let tools = toolbox
+        .buttons
+        .iter_mut()
+        .map(|b| (&mut b.input_schema, &mut b.output_schema))
+        .chain(
+            toolbox
+                .plain_tools
+                .iter_mut()
+                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
+        );
+    for ((input, output), (i, o)) in tools.zip(&mut taken) {
+        *input = i;
+        *output = o;
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let text = text.map_err(|_| conversion())?;
+    Ok(assemble_listed(
         &text,
         &forms,
         &Int32Array::from(&form_index[..]),
-        &packed,
-        &Int32Array::from(&texts[..]),
-    )))
+        &schemas,
+    ))
 }
 
 /// Leaves out of the toolbox the texts JavaScript already has: a `description` that is the
