@@ -502,55 +502,60 @@ pub fn string_array(items: &[String]) -> Array {
 // through the exact serde path, whose errors name the field.
 #[wasm_bindgen(inline_js = r#"
 const FIELDS = new Set(["elements", "positions", "cell", "bonds", "bondOrders"]);
-function bytes(a) {
-  if (a instanceof Uint8Array) return a;
-  if (!Array.isArray(a)) return null;
-  const out = new Uint8Array(a.length);
+// Each fill writes a document array into `out` (a view of wasm memory of the length `lengths`
+// gave) and says whether it could.
+function fillBytes(a, out) {
+  if (a instanceof Uint8Array) return a.length === out.length && (out.set(a), true);
+  if (!Array.isArray(a) || a.length !== out.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
-    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 255) return null;
+    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 255) return false;
     out[i] = x;
   }
-  return out;
+  return true;
 }
-function doubles(a) {
-  if (a instanceof Float64Array) return a;
-  if (a instanceof Float32Array) return Float64Array.from(a);
-  if (!Array.isArray(a)) return null;
-  const out = new Float64Array(a.length);
+function fillDoubles(a, out) {
+  if (a instanceof Float64Array || a instanceof Float32Array) return a.length === out.length && (out.set(a), true);
+  if (!Array.isArray(a) || a.length !== out.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
-    if (typeof x !== "number") return null;
+    if (typeof x !== "number") return false;
     out[i] = x;
   }
-  return out;
+  return true;
 }
-function pairs(a) {
-  if (!Array.isArray(a)) return null;
-  const out = new Uint32Array(2 * a.length);
+function fillPairs(a, out) {
+  if (!Array.isArray(a) || 2 * a.length !== out.length) return false;
   for (let k = 0; k < a.length; k++) {
     const b = a[k];
-    if (!Array.isArray(b) || b.length !== 2) return null;
+    if (!Array.isArray(b) || b.length !== 2) return false;
     for (let j = 0; j < 2; j++) {
       const x = b[j];
-      if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 4294967295) return null;
+      if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 4294967295) return false;
       out[2 * k + j] = x;
     }
   }
-  return out;
+  return true;
 }
-export function takeStructure(doc) {
+const length = (a, typed) => (Array.isArray(a) || typed.some((t) => a instanceof t) ? a.length : -1);
+// [elements, positions, bond pairs, bondOrders (−1: none)] lengths of a document the fast copy
+// may take, or null.
+export function documentLengths(doc) {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return null;
   for (const key of Object.keys(doc)) if (!FIELDS.has(key)) return null;
   if (!("cell" in doc)) return null;
-  const elements = bytes(doc.elements);
-  const positions = doubles(doc.positions);
-  const bonds = pairs(doc.bonds);
-  const cell = doc.cell === null ? null : doubles(doc.cell);
-  const orders = doc.bondOrders == null ? null : bytes(doc.bondOrders);
-  if (!elements || !positions || !bonds || (doc.cell !== null && (!cell || cell.length !== 9))) return null;
-  if (doc.bondOrders != null && !orders) return null;
-  return { elements, positions, cell, bonds, bondOrders: orders };
+  const out = [length(doc.elements, [Uint8Array]), length(doc.positions, [Float64Array, Float32Array]),
+    Array.isArray(doc.bonds) ? doc.bonds.length : -1, doc.bondOrders == null ? -1 : length(doc.bondOrders, [Uint8Array])];
+  if (out[0] < 0 || out[1] < 0 || out[2] < 0 || (doc.bondOrders != null && out[3] < 0)) return null;
+  return out;
+}
+// Fills the views (`cell`: 9 numbers) from the document; 0: not taken, 1: taken, no cell,
+// 2: taken with its cell.
+export function fillStructure(doc, elements, positions, bonds, orders, cell) {
+  if (!fillBytes(doc.elements, elements) || !fillDoubles(doc.positions, positions) || !fillPairs(doc.bonds, bonds)) return 0;
+  if (orders !== null && !fillBytes(doc.bondOrders, orders)) return 0;
+  if (doc.cell === null) return 1;
+  return fillDoubles(doc.cell, cell) ? 2 : 0;
 }
 export function withoutKey(object, key) {
   const copy = Object.assign({}, object);
@@ -563,11 +568,20 @@ export function arrayLength(object, key) {
 }
 "#)]
 extern "C" {
-    /// `{elements: Uint8Array, positions: Float64Array, cell: Float64Array | null, bonds:
-    /// Uint32Array (flat pairs), bondOrders: Uint8Array | null}`, or `null` when the document is
-    /// not one the fast copy takes.
-    #[wasm_bindgen(js_name = takeStructure)]
-    fn take_structure(document: &JsValue) -> JsValue;
+    /// `[elements, positions, bonds, bondOrders]` lengths (−1: no bond orders) of a document the
+    /// fast copy may take, else `null`.
+    #[wasm_bindgen(js_name = documentLengths)]
+    fn document_lengths(document: &JsValue) -> JsValue;
+    /// Fills the views from the document: 0 not taken, 1 taken (no cell), 2 taken with the cell.
+    #[wasm_bindgen(js_name = fillStructure)]
+    fn fill_structure(
+        document: &JsValue,
+        elements: &Uint8Array,
+        positions: &Float64Array,
+        bonds: &Uint32Array,
+        orders: &JsValue,
+        cell: &Float64Array,
+    ) -> u32;
     /// A shallow copy of `object` without `key`.
     #[wasm_bindgen(js_name = withoutKey)]
     fn without_key(object: &JsValue, key: &str) -> JsValue;
@@ -630,6 +644,67 @@ pub fn take_document(document: &JsValue, version: &JsValue) -> DocumentCheck {
     check
 }
 
+/// A zeroed vector of `n` items, or `None` when the memory cannot be had.
+fn zeroed<T: Copy + Default>(n: f64) -> Option<Vec<T>> {
+    let n = usize::try_from(n as i64).ok()?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, T::default());
+    Some(v)
+}
+
+/// The fast copy: the document's arrays written by JavaScript straight into the structure's
+/// vectors (views of wasm memory), with no typed arrays in between; `None` when the document is
+/// not one it takes (the caller then takes the serde path).
+fn fill_document(document: &JsValue) -> Option<Structure> {
+    let lengths: Vec<f64> = document_lengths(document)
+        .dyn_into::<Array>()
+        .ok()?
+        .iter()
+        .filter_map(|n| n.as_f64())
+        .collect();
+    let [n_elements, n_positions, n_bonds, n_orders] = lengths[..] else {
+        return None;
+    };
+    let mut elements: Vec<u8> = zeroed(n_elements)?;
+    let mut positions: Vec<f64> = zeroed(n_positions)?;
+    let mut bonds: Vec<[u32; 2]> = zeroed(n_bonds)?;
+    let mut orders: Option<Vec<u8>> = if n_orders < 0.0 {
+        None
+    } else {
+        Some(zeroed(n_orders)?)
+    };
+    let mut cell = [0.0f64; 9];
+    // SAFETY: the views cover exactly the vectors above, which live until after the call; no
+    // wasm memory is allocated between making the views and the end of the JavaScript call
+    // (which does not call into wasm), so the memory cannot grow and the views stay valid.
+    let taken = unsafe {
+        let orders_view = match orders.as_mut() {
+            Some(o) => JsValue::from(Uint8Array::view_mut_raw(o.as_mut_ptr(), o.len())),
+            None => JsValue::NULL,
+        };
+        fill_structure(
+            document,
+            &Uint8Array::view_mut_raw(elements.as_mut_ptr(), elements.len()),
+            &Float64Array::view_mut_raw(positions.as_mut_ptr(), positions.len()),
+            &Uint32Array::view_mut_raw(bonds.as_mut_ptr().cast::<u32>(), 2 * bonds.len()),
+            &orders_view,
+            &Float64Array::view_mut_raw(cell.as_mut_ptr(), cell.len()),
+        )
+    };
+    if taken == 0 {
+        return None;
+    }
+    Some(Structure {
+        elements,
+        positions,
+        cell: (taken == 2).then_some(cell),
+        bonds,
+        bond_orders: orders,
+        ..Structure::default()
+    })
+}
+
 /// Converts (fast copy, else the exact serde path) and checks a document.
 fn check_document(document: &JsValue) -> DocumentCheck {
     let keys: Vec<String> = if document.is_object() && !Array::is_array(document) {
@@ -640,27 +715,7 @@ fn check_document(document: &JsValue) -> DocumentCheck {
     } else {
         Vec::new()
     };
-    let fast = take_structure(document);
-    if fast.is_object() {
-        let bytes = |key: &str| get(&fast, key).dyn_into::<Uint8Array>().ok();
-        let doubles = |key: &str| get(&fast, key).dyn_into::<Float64Array>().ok();
-        let flat: Vec<u32> = get(&fast, "bonds")
-            .dyn_into::<Uint32Array>()
-            .map(|b| b.to_vec())
-            .unwrap_or_default();
-        let cell = doubles("cell").map(|c| {
-            let mut out = [0.0; 9];
-            c.copy_to(&mut out);
-            out
-        });
-        let structure = Structure {
-            elements: bytes("elements").map(|e| e.to_vec()).unwrap_or_default(),
-            positions: doubles("positions").map(|p| p.to_vec()).unwrap_or_default(),
-            cell,
-            bonds: flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
-            bond_orders: bytes("bondOrders").map(|o| o.to_vec()),
-            ..Structure::default()
-        };
+    if let Some(structure) = fill_document(document) {
         return DocumentCheck::of_structure(&structure, keys);
     }
     let deserializer = serde_wasm_bindgen::Deserializer::from(document.clone());
