@@ -621,13 +621,16 @@ fn tooltip_of(description: &str) -> String {
 /// space or the end, or up to the first line break, whichever comes first.
 pub fn first_sentence(description: &str) -> String {
     let text = description.trim();
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        if c == '\n' {
+    // The marks are ASCII, so a byte scan finds them (no byte of a longer UTF-8 sequence is
+    // ASCII); only the character after a mark is decoded.
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if b == b'\n' {
             return text[..i].trim().to_string();
         }
-        if matches!(c, '.' | '!' | '?') && chars.peek().is_none_or(|(_, n)| n.is_whitespace()) {
-            return text[..i + c.len_utf8()].to_string();
+        if matches!(b, b'.' | b'!' | b'?')
+            && text[i + 1..].chars().next().is_none_or(char::is_whitespace)
+        {
+            return text[..i + 1].to_string();
         }
     }
     text.to_string()

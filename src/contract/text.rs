@@ -40,6 +40,11 @@ pub fn one_line_max(text: &str, max_chars: usize) -> String {
     if is_plain_line(text, max_chars) {
         return text.to_string();
     }
+    one_line_built(text, max_chars)
+}
+
+/// [`one_line_max`] built character by character (what the plain-line shortcut must agree with).
+fn one_line_built(text: &str, max_chars: usize) -> String {
     let line = text
         .split(is_line_break)
         .find(|l| {
@@ -97,16 +102,67 @@ pub fn excerpt(text: &str) -> String {
     one_line_max(text, EXCERPT_CHARS)
 }
 
-/// Whether [`one_line_max`] leaves `text` as it is: printable ASCII, single spaces between words,
-/// nothing to trim, at most `max_chars` long (the common case: a label, a name; checked without
+/// Whether [`one_line_max`] leaves `text` as it is: no line break, control character, invisible
+/// direction control or white space other than single spaces between words, nothing to trim, at
+/// most `max_chars` characters (the common case: a label, a name, a tooltip; checked without
 /// building anything).
 fn is_plain_line(text: &str, max_chars: usize) -> bool {
     let bytes = text.as_bytes();
-    bytes.len() <= max_chars
-        && bytes.first() != Some(&b' ')
-        && bytes.last() != Some(&b' ')
-        && bytes.iter().all(|b| (b' '..=b'~').contains(b))
-        && !bytes.windows(2).any(|w| w == b"  ")
+    if bytes.first() == Some(&b' ') || bytes.last() == Some(&b' ') {
+        return false;
+    }
+    // Plain loops: this runs on every label and tooltip of a tools/list, and iterator adapters
+    // are not inlined at the package's size-first opt-level. ASCII bytes are judged as bytes.
+    let (mut i, mut count, mut previous_space) = (0, 0, false);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if !matches!(b, b' '..=b'~') || (b == b' ' && previous_space) {
+                return false;
+            }
+            previous_space = b == b' ';
+            i += 1;
+        } else {
+            let Some(c) = text[i..].chars().next() else {
+                return false;
+            };
+            if c.is_whitespace() || c.is_control() || is_invisible(c) || is_line_break(c) {
+                return false;
+            }
+            previous_space = false;
+            i += c.len_utf8();
+        }
+        count += 1;
+        if count > max_chars {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether [`plain_text`] has nothing to drop or map in `text`: every character is a line feed
+/// or neither a control character, an invisible direction control nor another line break.
+fn is_plain_block(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if !matches!(b, b'\n' | b' '..=b'~') {
+                return false;
+            }
+            i += 1;
+        } else {
+            let Some(c) = text[i..].chars().next() else {
+                return false;
+            };
+            if c.is_control() || is_invisible(c) || is_line_break(c) {
+                return false;
+            }
+            i += c.len_utf8();
+        }
+    }
+    true
 }
 
 /// §4.1: untrusted help text (a `description`) as a plain block: line breaks kept as `\n`, other
@@ -114,15 +170,15 @@ fn is_plain_line(text: &str, max_chars: usize) -> bool {
 /// characters, trimmed.
 pub fn plain_text(text: &str) -> String {
     // Most help text has nothing to drop or change: then only the trim applies.
-    let clean = text
-        .bytes()
-        .all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
-        || text
-            .chars()
-            .all(|c| c == '\n' || !(c.is_control() || is_invisible(c) || is_line_break(c)));
+    let clean = is_plain_block(text);
     if clean && (text.len() <= MAX_BLOCK_CHARS || text.chars().nth(MAX_BLOCK_CHARS).is_none()) {
         return text.trim().to_string();
     }
+    plain_text_built(text)
+}
+
+/// [`plain_text`] built character by character (what the shortcut must agree with).
+fn plain_text_built(text: &str) -> String {
     text.replace("\r\n", "\n")
         .chars()
         .map(|c| if is_line_break(c) { '\n' } else { c })
@@ -173,6 +229,41 @@ mod tests {
         for text in ["a\nb", "a\u{0}b", "a\u{2028}b", "a\u{202E}b", "a\tb"] {
             assert!(!is_one_line(text), "{text:?}");
             assert!(is_one_line(&one_line(text)), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_shortcuts_agree_with_the_texts_built_character_by_character() {
+        let samples = [
+            "",
+            "Liquid box",
+            "Densité 1.0 g/cm³ — café",
+            "Emoji \u{1F9EA} tube. Rest",
+            "two  spaces",
+            " lead",
+            "trail ",
+            "nbsp\u{A0}here",
+            "ideographic\u{3000}space",
+            "nel\u{85}x",
+            "ls\u{2028}x",
+            "bidi\u{202E}x",
+            "bom\u{FEFF}x",
+            "tab\tx",
+            "line\nbreak",
+            "cr\rx",
+            "c1\u{9B}x",
+            "ünïcödé ünïcödé ünïcödé",
+            "\u{1D54F}\u{1D54F}\u{1D54F}\u{1D54F}",
+        ];
+        for text in samples {
+            for max in [1, 2, 3, 5, 12, 40, MAX_LINE_CHARS] {
+                assert_eq!(
+                    one_line_max(text, max),
+                    one_line_built(text, max),
+                    "{text:?} {max}"
+                );
+            }
+            assert_eq!(plain_text(text), plain_text_built(text), "{text:?}");
         }
     }
 

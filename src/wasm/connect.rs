@@ -13,10 +13,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::interop::{
-    elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, set, string_array,
-    to_js, to_js_json,
+    elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, listed_toolbox_to_js,
+    set, string_array, to_js,
 };
-use crate::contract::discovery::{parse_tool_list, refuse_call, Toolbox};
+use crate::contract::discovery::{parse_tool_list_with, refuse_call, SentSchemas, Toolbox};
 use crate::contract::result::{
     interpret_call_bytes, interpret_plain_bytes, PlainResult, ResultLimits,
 };
@@ -258,15 +258,10 @@ async fn connect_inner(
         Err(e) => return failure(&e.to_string()),
     };
     let server_id = options.server_id.unwrap_or_else(|| url.clone());
-    let toolbox = match list_toolbox(&client, &server_id).await {
+    let (toolbox, toolbox_js) = match list_toolbox(&client, &server_id).await {
         Ok(t) => t,
         Err(e) => return failure(&e),
     };
-    let toolbox_js = match to_js_json(&toolbox) {
-        Ok(v) => v,
-        Err(_) => return failure("The tool list could not be converted for the page."),
-    };
-    set(toolbox_js.unchecked_ref(), "ok", true);
     let mut notices = client.take_notices();
     notices.extend(toolbox.notices.iter().cloned());
     let shared = Rc::new(RefCell::new(Shared {
@@ -318,10 +313,17 @@ fn elicitation_hook(client: FetchClient, hook: Function) -> crate::mcp::fetch::E
     })
 }
 
-async fn list_toolbox(client: &FetchClient, server_id: &str) -> Result<Toolbox, String> {
+/// Every page of tools/list → the toolbox (its buttons' forms left out: the calls need names and
+/// markers) and the page's toolbox object, whose forms and schemas cross once per distinct one
+/// ([`listed_toolbox_to_js`], as parseToolList's).
+async fn list_toolbox(client: &FetchClient, server_id: &str) -> Result<(Toolbox, JsValue), String> {
     let tools = client.list_tools().await.map_err(|e| e.to_string())?;
-    parse_tool_list(&Value::Array(tools), Some(server_id))
-        .map_err(|e| format!("The server's tool list is unusable: {e}"))
+    let (mut toolbox, entries) =
+        parse_tool_list_with(&Value::Array(tools), Some(server_id), &mut SentSchemas)
+            .map_err(|e| format!("The server's tool list is unusable: {e}"))?;
+    let toolbox_js = listed_toolbox_to_js(&mut toolbox, &entries)
+        .map_err(|_| "The tool list could not be converted for the page.".to_string())?;
+    Ok((toolbox, toolbox_js))
 }
 
 async fn refresh(shared: &Rc<RefCell<Shared>>) -> Result<JsValue, String> {
@@ -329,10 +331,7 @@ async fn refresh(shared: &Rc<RefCell<Shared>>) -> Result<JsValue, String> {
         let s = shared.borrow();
         (s.client.clone(), s.server_id.clone())
     };
-    let toolbox = list_toolbox(&client, &server_id).await?;
-    let toolbox_js = to_js_json(&toolbox)
-        .map_err(|_| "The tool list could not be converted for the page.".to_string())?;
-    set(toolbox_js.unchecked_ref(), "ok", true);
+    let (toolbox, toolbox_js) = list_toolbox(&client, &server_id).await?;
     let mut s = shared.borrow_mut();
     s.notices.extend(client.take_notices());
     s.toolbox = toolbox;

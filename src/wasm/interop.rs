@@ -202,7 +202,43 @@ const plain = (o) => {
 };
 export function packTools(list) {
   try {
-    const holders = [], texts = new Map(), schemas = [];
+    const holders = [], descriptions = [], schemas = [];
+    // Distinct schema texts: an object seen before in this call is not stringified again; a
+    // text is looked for among the texts of its length (compared whole), or in a Map once
+    // more than 8 texts share a length.
+    const byObject = new Map(), byLength = new Map(), byText = new Map();
+    const distinct = (text) => {
+      const bucket = byLength.get(text.length);
+      if (bucket === null) {
+        const k = byText.get(text);
+        if (k !== undefined) return k;
+      } else if (bucket !== undefined) {
+        for (const k of bucket) if (schemas[k] === text) return k;
+      }
+      const k = schemas.length;
+      schemas.push(text);
+      if (bucket === undefined) byLength.set(text.length, [k]);
+      else if (bucket === null) byText.set(text, k);
+      else if (bucket.length < 8) bucket.push(k);
+      else {
+        for (const i of bucket) byText.set(schemas[i], i);
+        byText.set(text, k);
+        byLength.set(text.length, null);
+      }
+      return k;
+    };
+    const schemaIndex = (schema) => {
+      const object = schema !== null && typeof schema === "object";
+      if (object) {
+        const k = byObject.get(schema);
+        if (k !== undefined) return k;
+      }
+      const text = JSON.stringify(schema);
+      if (text === undefined) return -1;
+      const k = distinct(text);
+      if (object) byObject.set(schema, k);
+      return k;
+    };
     const reduce = (tool) => {
       if (tool === null || typeof tool !== "object" || Array.isArray(tool)) return tool;
       if (!plain(tool)) throw new TypeError("not a plain object");
@@ -210,15 +246,9 @@ export function packTools(list) {
       for (const key of Object.keys(tool)) {
         if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
       }
-      const ref = [holders.length];
+      copy.inputSchema = [holders.length, schemaIndex(own(tool, "inputSchema"))];
       holders.push(tool);
-      const text = JSON.stringify(own(tool, "inputSchema"));
-      if (text !== undefined) {
-        let k = texts.get(text);
-        if (k === undefined) { k = schemas.length; texts.set(text, k); schemas.push(text); }
-        ref.push(k);
-      }
-      copy.inputSchema = ref;
+      descriptions.push(copy.description);
       return copy;
     };
     const tools = (a) => (Array.isArray(a) ? a.map(reduce) : a);
@@ -235,17 +265,39 @@ export function packTools(list) {
     } else {
       return null;
     }
-    return { text: JSON.stringify(root), schemas, holders };
+    return { text: JSON.stringify(root), schemas, holders, descriptions };
   } catch {
     return null;
   }
 }
-export function assembleToolbox(text, forms, formIndex, holders) {
+export function assembleToolbox(text, forms, formIndex, packed, texts) {
+  const { holders, descriptions } = packed;
   const box = JSON.parse(text);
+  let t = 0;
   const attach = (tool) => {
-    const h = holders[tool.inputSchema];
+    const k = tool.inputSchema, h = holders[k];
     tool.inputSchema = asSent(own(h, "inputSchema"));
     if ("outputSchema" in tool) tool.outputSchema = asSent(own(h, "outputSchema"));
+    if (texts[t] === 1) tool.description = descriptions[k];
+    if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
+    t += 2;
+  };
+  box.buttons.forEach((b, i) => {
+    attach(b);
+    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
+  });
+  box.plainTools.forEach(attach);
+  box.ok = true;
+  return box;
+}
+// connect()'s toolbox (see `listed_toolbox_to_js`): schemas and forms parsed on first read.
+export function assembleListed(text, forms, formIndex, schemas) {
+  const box = JSON.parse(text);
+  const attach = (tool) => {
+    const k = tool.inputSchema;
+    lazy(tool, "inputSchema", () => JSON.parse(schemas[k]));
+    const o = tool.outputSchema;
+    if (o !== null) lazy(tool, "outputSchema", () => JSON.parse(schemas[o]));
   };
   box.buttons.forEach((b, i) => {
     attach(b);
@@ -266,16 +318,29 @@ extern "C" {
     /// `target[key]`: `Array.from(values)`, built on first read.
     #[wasm_bindgen(js_name = lazyNumbers)]
     fn lazy_numbers(target: &Object, key: &str, values: &JsValue);
-    /// `{text, schemas: string[], holders: object[]}` (see above), or `null`.
+    /// `{text, schemas: string[], holders: object[], descriptions: unknown[]}` (see above), or
+    /// `null`.
     #[wasm_bindgen(js_name = packTools)]
     fn pack_tools(list: &JsValue) -> JsValue;
-    /// The toolbox object: `text` parsed, forms and the host's schemas attached, `ok: true`.
+    /// The toolbox object: `text` parsed, forms and the host's schemas attached, the texts
+    /// `texts` names restored, `ok: true`.
     #[wasm_bindgen(js_name = assembleToolbox)]
     fn assemble_toolbox(
         text: &str,
         forms: &Array,
         form_index: &Int32Array,
-        holders: &JsValue,
+        packed: &JsValue,
+        texts: &Int32Array,
+    ) -> JsValue;
+    /// connect()'s toolbox object: `text` parsed; each tool's `inputSchema` / `outputSchema`
+    /// (an index into `schemas`) and each button's form (`formIndex` into `forms`) parsed on
+    /// first read; `ok: true`.
+    #[wasm_bindgen(js_name = assembleListed)]
+    fn assemble_listed(
+        text: &str,
+        forms: &Array,
+        form_index: &Int32Array,
+        schemas: &Array,
     ) -> JsValue;
 }
 
@@ -437,55 +502,60 @@ pub fn string_array(items: &[String]) -> Array {
 // through the exact serde path, whose errors name the field.
 #[wasm_bindgen(inline_js = r#"
 const FIELDS = new Set(["elements", "positions", "cell", "bonds", "bondOrders"]);
-function bytes(a) {
-  if (a instanceof Uint8Array) return a;
-  if (!Array.isArray(a)) return null;
-  const out = new Uint8Array(a.length);
+// Each fill writes a document array into `out` (a view of wasm memory of the length `lengths`
+// gave) and says whether it could.
+function fillBytes(a, out) {
+  if (a instanceof Uint8Array) return a.length === out.length && (out.set(a), true);
+  if (!Array.isArray(a) || a.length !== out.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
-    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 255) return null;
+    if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 255) return false;
     out[i] = x;
   }
-  return out;
+  return true;
 }
-function doubles(a) {
-  if (a instanceof Float64Array) return a;
-  if (a instanceof Float32Array) return Float64Array.from(a);
-  if (!Array.isArray(a)) return null;
-  const out = new Float64Array(a.length);
+function fillDoubles(a, out) {
+  if (a instanceof Float64Array || a instanceof Float32Array) return a.length === out.length && (out.set(a), true);
+  if (!Array.isArray(a) || a.length !== out.length) return false;
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
-    if (typeof x !== "number") return null;
+    if (typeof x !== "number") return false;
     out[i] = x;
   }
-  return out;
+  return true;
 }
-function pairs(a) {
-  if (!Array.isArray(a)) return null;
-  const out = new Uint32Array(2 * a.length);
+function fillPairs(a, out) {
+  if (!Array.isArray(a) || 2 * a.length !== out.length) return false;
   for (let k = 0; k < a.length; k++) {
     const b = a[k];
-    if (!Array.isArray(b) || b.length !== 2) return null;
+    if (!Array.isArray(b) || b.length !== 2) return false;
     for (let j = 0; j < 2; j++) {
       const x = b[j];
-      if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 4294967295) return null;
+      if (typeof x !== "number" || !Number.isInteger(x) || x < 0 || x > 4294967295) return false;
       out[2 * k + j] = x;
     }
   }
-  return out;
+  return true;
 }
-export function takeStructure(doc) {
+const length = (a, typed) => (Array.isArray(a) || typed.some((t) => a instanceof t) ? a.length : -1);
+// [elements, positions, bond pairs, bondOrders (−1: none)] lengths of a document the fast copy
+// may take, or null.
+export function documentLengths(doc) {
   if (doc === null || typeof doc !== "object" || Array.isArray(doc)) return null;
   for (const key of Object.keys(doc)) if (!FIELDS.has(key)) return null;
   if (!("cell" in doc)) return null;
-  const elements = bytes(doc.elements);
-  const positions = doubles(doc.positions);
-  const bonds = pairs(doc.bonds);
-  const cell = doc.cell === null ? null : doubles(doc.cell);
-  const orders = doc.bondOrders == null ? null : bytes(doc.bondOrders);
-  if (!elements || !positions || !bonds || (doc.cell !== null && (!cell || cell.length !== 9))) return null;
-  if (doc.bondOrders != null && !orders) return null;
-  return { elements, positions, cell, bonds, bondOrders: orders };
+  const out = [length(doc.elements, [Uint8Array]), length(doc.positions, [Float64Array, Float32Array]),
+    Array.isArray(doc.bonds) ? doc.bonds.length : -1, doc.bondOrders == null ? -1 : length(doc.bondOrders, [Uint8Array])];
+  if (out[0] < 0 || out[1] < 0 || out[2] < 0 || (doc.bondOrders != null && out[3] < 0)) return null;
+  return out;
+}
+// Fills the views (`cell`: 9 numbers) from the document; 0: not taken, 1: taken, no cell,
+// 2: taken with its cell.
+export function fillStructure(doc, elements, positions, bonds, orders, cell) {
+  if (!fillBytes(doc.elements, elements) || !fillDoubles(doc.positions, positions) || !fillPairs(doc.bonds, bonds)) return 0;
+  if (orders !== null && !fillBytes(doc.bondOrders, orders)) return 0;
+  if (doc.cell === null) return 1;
+  return fillDoubles(doc.cell, cell) ? 2 : 0;
 }
 export function withoutKey(object, key) {
   const copy = Object.assign({}, object);
@@ -498,11 +568,20 @@ export function arrayLength(object, key) {
 }
 "#)]
 extern "C" {
-    /// `{elements: Uint8Array, positions: Float64Array, cell: Float64Array | null, bonds:
-    /// Uint32Array (flat pairs), bondOrders: Uint8Array | null}`, or `null` when the document is
-    /// not one the fast copy takes.
-    #[wasm_bindgen(js_name = takeStructure)]
-    fn take_structure(document: &JsValue) -> JsValue;
+    /// `[elements, positions, bonds, bondOrders]` lengths (−1: no bond orders) of a document the
+    /// fast copy may take, else `null`.
+    #[wasm_bindgen(js_name = documentLengths)]
+    fn document_lengths(document: &JsValue) -> JsValue;
+    /// Fills the views from the document: 0 not taken, 1 taken (no cell), 2 taken with the cell.
+    #[wasm_bindgen(js_name = fillStructure)]
+    fn fill_structure(
+        document: &JsValue,
+        elements: &Uint8Array,
+        positions: &Float64Array,
+        bonds: &Uint32Array,
+        orders: &JsValue,
+        cell: &Float64Array,
+    ) -> u32;
     /// A shallow copy of `object` without `key`.
     #[wasm_bindgen(js_name = withoutKey)]
     fn without_key(object: &JsValue, key: &str) -> JsValue;
@@ -565,6 +644,67 @@ pub fn take_document(document: &JsValue, version: &JsValue) -> DocumentCheck {
     check
 }
 
+/// A zeroed vector of `n` items, or `None` when the memory cannot be had.
+fn zeroed<T: Copy + Default>(n: f64) -> Option<Vec<T>> {
+    let n = usize::try_from(n as i64).ok()?;
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).ok()?;
+    v.resize(n, T::default());
+    Some(v)
+}
+
+/// The fast copy: the document's arrays written by JavaScript straight into the structure's
+/// vectors (views of wasm memory), with no typed arrays in between; `None` when the document is
+/// not one it takes (the caller then takes the serde path).
+fn fill_document(document: &JsValue) -> Option<Structure> {
+    let lengths: Vec<f64> = document_lengths(document)
+        .dyn_into::<Array>()
+        .ok()?
+        .iter()
+        .filter_map(|n| n.as_f64())
+        .collect();
+    let [n_elements, n_positions, n_bonds, n_orders] = lengths[..] else {
+        return None;
+    };
+    let mut elements: Vec<u8> = zeroed(n_elements)?;
+    let mut positions: Vec<f64> = zeroed(n_positions)?;
+    let mut bonds: Vec<[u32; 2]> = zeroed(n_bonds)?;
+    let mut orders: Option<Vec<u8>> = if n_orders < 0.0 {
+        None
+    } else {
+        Some(zeroed(n_orders)?)
+    };
+    let mut cell = [0.0f64; 9];
+    // SAFETY: the views cover exactly the vectors above, which live until after the call; no
+    // wasm memory is allocated between making the views and the end of the JavaScript call
+    // (which does not call into wasm), so the memory cannot grow and the views stay valid.
+    let taken = unsafe {
+        let orders_view = match orders.as_mut() {
+            Some(o) => JsValue::from(Uint8Array::view_mut_raw(o.as_mut_ptr(), o.len())),
+            None => JsValue::NULL,
+        };
+        fill_structure(
+            document,
+            &Uint8Array::view_mut_raw(elements.as_mut_ptr(), elements.len()),
+            &Float64Array::view_mut_raw(positions.as_mut_ptr(), positions.len()),
+            &Uint32Array::view_mut_raw(bonds.as_mut_ptr().cast::<u32>(), 2 * bonds.len()),
+            &orders_view,
+            &Float64Array::view_mut_raw(cell.as_mut_ptr(), cell.len()),
+        )
+    };
+    if taken == 0 {
+        return None;
+    }
+    Some(Structure {
+        elements,
+        positions,
+        cell: (taken == 2).then_some(cell),
+        bonds,
+        bond_orders: orders,
+        ..Structure::default()
+    })
+}
+
 /// Converts (fast copy, else the exact serde path) and checks a document.
 fn check_document(document: &JsValue) -> DocumentCheck {
     let keys: Vec<String> = if document.is_object() && !Array::is_array(document) {
@@ -575,27 +715,7 @@ fn check_document(document: &JsValue) -> DocumentCheck {
     } else {
         Vec::new()
     };
-    let fast = take_structure(document);
-    if fast.is_object() {
-        let bytes = |key: &str| get(&fast, key).dyn_into::<Uint8Array>().ok();
-        let doubles = |key: &str| get(&fast, key).dyn_into::<Float64Array>().ok();
-        let flat: Vec<u32> = get(&fast, "bonds")
-            .dyn_into::<Uint32Array>()
-            .map(|b| b.to_vec())
-            .unwrap_or_default();
-        let cell = doubles("cell").map(|c| {
-            let mut out = [0.0; 9];
-            c.copy_to(&mut out);
-            out
-        });
-        let structure = Structure {
-            elements: bytes("elements").map(|e| e.to_vec()).unwrap_or_default(),
-            positions: doubles("positions").map(|p| p.to_vec()).unwrap_or_default(),
-            cell,
-            bonds: flat.chunks_exact(2).map(|p| [p[0], p[1]]).collect(),
-            bond_orders: bytes("bondOrders").map(|o| o.to_vec()),
-            ..Structure::default()
-        };
+    if let Some(structure) = fill_document(document) {
         return DocumentCheck::of_structure(&structure, keys);
     }
     let deserializer = serde_wasm_bindgen::Deserializer::from(document.clone());
@@ -687,9 +807,12 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 // host's tools/list crosses as one JSON text with each tool's `inputSchema` and `outputSchema`
 // taken out: a tool carries `inputSchema: [holder, schema]` instead, `holder` its index among the
 // host's tool objects and `schema` the index of its schema's JSON text among the distinct ones
-// (absent when JSON has no value for it). Rust reads each distinct schema at most once (and not
-// at all when its text is cached) and classifies the tools with the one `discovery` code. The
-// toolbox comes back as JSON text without forms and schemas; each distinct form crosses once as
+// (−1 when JSON has no value for it; a schema object met again in the same list is not
+// stringified again). Rust reads each distinct schema at most once (and not at all when its text
+// is cached) and classifies the tools with the one `discovery` code. The toolbox comes back as
+// JSON text without forms and schemas, and without the descriptions JavaScript already has (the
+// host's text when plain text leaves it unchanged, a tooltip that begins the description: see
+// `leave_host_texts`); each distinct form crosses once as
 // text, and a button's `form` is parsed from it on first read (a lazy property as above: a fresh
 // object per button); `inputSchema` / `outputSchema` are the host's own objects. Tool objects at
 // the places `discovery` reads tools from are copied shallowly; anything that is not a plain
@@ -742,7 +865,6 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
     }
     let text = get(&packed, "text").as_string()?;
     let texts: Array = get(&packed, "schemas").dyn_into().ok()?;
-    let holders = get(&packed, "holders");
     let reduced: Value = serde_json::from_str(&text).ok()?;
     let mut schemas = PackedSchemas {
         entries: vec![None; texts.length() as usize],
@@ -757,10 +879,26 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
     if schemas.unreadable {
         return None;
     }
+    let (forms, form_index) = distinct_forms(&entries)?;
+    let mut toolbox = toolbox;
+    let texts = leave_host_texts(&reduced, &mut toolbox);
+    let text = serde_json::to_string(&toolbox).ok()?;
+    Some(Ok(assemble_toolbox(
+        &text,
+        &forms,
+        &Int32Array::from(&form_index[..]),
+        &packed,
+        &Int32Array::from(&texts[..]),
+    )))
+}
+
+/// Each distinct form of the buttons' cache entries as JSON text, and for each button the index
+/// of its form (−1: a disabled button); `None` when a form cannot be written.
+fn distinct_forms(entries: &[Option<Compiled>]) -> Option<(Array, Vec<i32>)> {
     let forms = Array::new();
     let mut distinct: Vec<&Compiled> = Vec::new();
     let mut form_index: Vec<i32> = Vec::with_capacity(entries.len());
-    for entry in &entries {
+    for entry in entries {
         let Some(entry) = entry else {
             form_index.push(-1);
             continue;
@@ -775,11 +913,144 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
         };
         form_index.push(k as i32);
     }
-    let text = serde_json::to_string(&toolbox).ok()?;
-    Some(Ok(assemble_toolbox(
+    Some((forms, form_index))
+}
+
+/// §3: connect()'s toolbox for the page, made the way parseToolList's fast way makes its own
+/// (its tools arrive in Rust, from the server): the toolbox crosses as JSON text without forms
+/// and schemas, each distinct form and each distinct schema (input or output) crosses once as
+/// text, and each is parsed on a tool's first read (a lazy property: a fresh object per tool, as
+/// `JSON.parse` of the whole toolbox gave). `toolbox` comes from
+/// [`discovery::parse_tool_list_with`] (forms left out; `entries` its buttons' cache entries) and
+/// is given back unchanged.
+pub fn listed_toolbox_to_js(
+    toolbox: &mut discovery::Toolbox,
+    entries: &[Option<Compiled>],
+) -> Result<JsValue, JsError> {
+    let conversion = || JsError::new("The tool list could not be converted for the page.");
+    let (forms, form_index) = distinct_forms(entries).ok_or_else(conversion)?;
+    let schemas = Array::new();
+    let mut known: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    let mut index = |schema: &Value| -> Result<Value, JsError> {
+        let text = serde_json::to_string(schema).map_err(|_| conversion())?;
+        let next = known.len() as u32;
+        let k = *known.entry(text).or_insert_with_key(|text| {
+            schemas.push(&JsValue::from_str(text));
+            next
+        });
+        Ok(Value::from(k))
+    };
+    // The schemas are taken out while the text is written, then put back.
+    let mut taken: Vec<(Value, Option<Value>)> = Vec::new();
+    let tools = toolbox
+        .buttons
+        .iter_mut()
+        .map(|b| (&mut b.input_schema, &mut b.output_schema))
+        .chain(
+            toolbox
+                .plain_tools
+                .iter_mut()
+                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
+        );
+    let mut failed = None;
+    for (input, output) in tools {
+        let replaced = index(input).and_then(|i| {
+            let o = output.as_ref().map(&mut index).transpose()?;
+            Ok((i, o))
+        });
+        match replaced {
+            Ok((i, o)) => taken.push((std::mem::replace(input, i), std::mem::replace(output, o))),
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    let text = serde_json::to_string(&*toolbox);
+    let mut taken = taken.into_iter();
+    let tools = toolbox
+        .buttons
+        .iter_mut()
+        .map(|b| (&mut b.input_schema, &mut b.output_schema))
+        .chain(
+            toolbox
+                .plain_tools
+                .iter_mut()
+                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
+        );
+    for ((input, output), (i, o)) in tools.zip(&mut taken) {
+        *input = i;
+        *output = o;
+    }
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let text = text.map_err(|_| conversion())?;
+    Ok(assemble_listed(
         &text,
         &forms,
         &Int32Array::from(&form_index[..]),
-        &holders,
-    )))
+        &schemas,
+    ))
+}
+
+/// Leaves out of the toolbox the texts JavaScript already has: a `description` that is the
+/// host's own (plain text already, §4.1) and a `tooltip` that begins the description. Returns,
+/// for each button and then each plain tool, `[1 when the description is the host's, else 0;
+/// the tooltip's length in UTF-16 units when it begins the description, else −1]`; the emptied
+/// texts are put back by `assembleToolbox` (same strings, fewer bytes through JSON).
+fn leave_host_texts<'a>(reduced: &'a Value, toolbox: &mut discovery::Toolbox) -> Vec<i32> {
+    // The host's descriptions by holder, read where `packTools` put holders: the objects among
+    // the root's `tools`, or among a root list's items and their `tools`.
+    let mut descriptions: Vec<Option<&'a str>> = Vec::new();
+    let mut record = |item: &'a Value| {
+        let Value::Object(object) = item else { return };
+        let holder = object.get("inputSchema").and_then(|r| r.get(0));
+        if let Some(h) = holder.and_then(Value::as_u64).map(|h| h as usize) {
+            if descriptions.len() <= h {
+                descriptions.resize(h + 1, None);
+            }
+            descriptions[h] = object.get("description").and_then(Value::as_str);
+        }
+    };
+    match reduced {
+        Value::Object(root) => {
+            if let Some(Value::Array(tools)) = root.get("tools") {
+                tools.iter().for_each(&mut record);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                record(item);
+                if let Some(Value::Array(tools)) = item.get("tools").filter(|_| item.is_object()) {
+                    tools.iter().for_each(&mut record);
+                }
+            }
+        }
+        _ => {}
+    }
+    let mut flags = Vec::new();
+    let mut leave = |holder: &Value, description: &mut String, tooltip: &mut String| {
+        let host = holder
+            .as_u64()
+            .and_then(|h| descriptions.get(h as usize).copied().flatten());
+        let from_host = !description.is_empty() && host == Some(description.as_str());
+        let prefix = (!tooltip.is_empty() && description.starts_with(tooltip.as_str()))
+            .then(|| tooltip.encode_utf16().count() as i32);
+        flags.push(i32::from(from_host));
+        flags.push(prefix.unwrap_or(-1));
+        if prefix.is_some() {
+            tooltip.clear();
+        }
+        if from_host {
+            description.clear();
+        }
+    };
+    for b in &mut toolbox.buttons {
+        leave(&b.input_schema, &mut b.description, &mut b.tooltip);
+    }
+    for t in &mut toolbox.plain_tools {
+        leave(&t.input_schema, &mut t.description, &mut t.tooltip);
+    }
+    flags
 }

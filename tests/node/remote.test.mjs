@@ -92,6 +92,57 @@ test("connect lists every page of tools and calls each tool with built arguments
   }
 });
 
+/** The peer's tools/list pages as it sends them, read over plain HTTP from Node (one session). */
+async function listedPages(url, token) {
+  const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` };
+  const post = async (body, session) => {
+    const response = await fetch(url, { method: "POST", headers: session ? { ...headers, "mcp-session-id": session } : headers, body: JSON.stringify(body) });
+    const text = await response.text();
+    const data = text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5)).join("");
+    return { session: response.headers.get("mcp-session-id"), message: data || text ? JSON.parse(data || text) : null };
+  };
+  const init = await post({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "test", version: "0" } } });
+  await post({ jsonrpc: "2.0", method: "notifications/initialized" }, init.session);
+  const pages = [];
+  let cursor;
+  do {
+    const { message } = await post({ jsonrpc: "2.0", id: 2 + pages.length, method: "tools/list", params: cursor ? { cursor } : {} }, init.session);
+    pages.push(message.result);
+    cursor = message.result.nextCursor;
+  } while (cursor);
+  return pages;
+}
+
+test("connect's toolbox is the toolbox parseToolList makes of the same pages", async () => {
+  const pages = await listedPages(peerUrl, TOKEN);
+  assert.ok(pages.length >= 3, "several pages");
+  const outcome = await page.evaluate(async ({ url, token, pages }) => {
+    const { connect, parseToolList } = window.pkg;
+    const server = await connect(url, { token, serverId: "peer" });
+    if (!server.ok) return { error: server.error };
+    const listed = server.toolbox;
+    const button = listed.buttons[0];
+    const fresh = button.form !== listed.buttons[0].form || button.inputSchema !== listed.buttons[0].inputSchema;
+    const again = await server.refreshTools();
+    await server.close();
+    return {
+      connected: JSON.stringify(listed), refreshed: JSON.stringify(again), cloned: JSON.stringify(structuredClone(listed)),
+      parsed: JSON.stringify(parseToolList(pages, "peer")), fresh,
+      otherButtons: listed.buttons.map((b) => b.form !== button.form && b.inputSchema !== button.inputSchema),
+    };
+  }, { url: peerUrl, token: TOKEN, pages });
+  assert.equal(outcome.error, undefined, outcome.error);
+  const parsed = JSON.parse(outcome.parsed);
+  assert.equal(parsed.buttons.length, 3);
+  assert.ok(parsed.buttons.every((b) => b.form?.fields.length && b.inputSchema?.type === "object"));
+  assert.ok(parsed.plainTools.some((t) => t.outputSchema?.required), "a plain tool's outputSchema");
+  assert.equal(outcome.connected, outcome.parsed);
+  assert.equal(outcome.refreshed, outcome.parsed);
+  assert.equal(outcome.cloned, outcome.parsed, "structuredClone reads the lazy forms and schemas");
+  assert.equal(outcome.fresh, false, "a read property stays the same object");
+  assert.deepEqual(outcome.otherButtons, [false, true, true], "each button has its own form and schema objects");
+});
+
 test("cancel reaches the server and no result is applied; a timeout is reported as one", async () => {
   const args = recorded("liquid_box").arguments;
   const outcome = await page.evaluate(async ({ url, token, args }) => {

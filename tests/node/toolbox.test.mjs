@@ -45,6 +45,15 @@ function lists() {
     { name: "desc", description: "Tab\there, bidi \u2066x\u2069, line\u2028two. Rest", _meta: marked(), inputSchema: { type: "object", properties: { d: { type: "object", "x-megane-widget": "document" } }, required: ["d"] } },
   ];
   tools[tools.length - 2].inputSchema = undefined;
+  // One schema object shared by two tools (stringified once), and descriptions whose tooltip is
+  // cut from the host's text in UTF-16 units (astral and accented characters before the stop).
+  const shared = { type: "object", properties: { n: { type: "integer", minimum: 1 } } };
+  tools.push(
+    { name: "shared-a", description: "Emoji \u{1F9EA} tube, café. Rest of it.", _meta: marked(), inputSchema: shared },
+    { name: "shared-b", description: "  Needs a trim. Then more.  ", _meta: marked(), inputSchema: shared },
+    { name: "plain-astral", description: "\u{1D54F} only, no stop", inputSchema: shared },
+    { name: "tooltip-not-prefix", description: "First  line\twith tab.\nSecond.", _meta: marked(), inputSchema: shared },
+  );
   return [
     { tools },
     [{ tools: tools.slice(0, 5) }, { tools: tools.slice(5) }],
