@@ -158,6 +158,38 @@ impl PeriodicGrid {
         }
     }
 
+    /// Calls `f(cell, shift)` for every cell, with its image shift, that can hold a point within
+    /// `radius` (Å) of a point of cell `c`: `⌈radius / cell width⌉` cells to each side per axis,
+    /// any number of box images. Each (cell, shift) comes once, so with a radius above the grid's
+    /// cutoff a large molecule can search a grid sized for small ones.
+    pub fn for_each_cell_within(
+        &self,
+        c: [usize; 3],
+        radius: f64,
+        mut f: impl FnMut(usize, [f64; 3]),
+    ) {
+        let m = [0, 1, 2].map(|k| {
+            let h = self.box_lengths[k] / self.n[k] as f64;
+            (radius / h).ceil().max(1.0) as i64
+        });
+        let axis = |k: usize, o: i64| -> (usize, f64) {
+            let n = self.n[k] as i64;
+            let raw = c[k] as i64 + o;
+            let w = raw.div_euclid(n);
+            ((raw - w * n) as usize, w as f64 * self.box_lengths[k])
+        };
+        for ox in -m[0]..=m[0] {
+            let (cx, sx) = axis(0, ox);
+            for oy in -m[1]..=m[1] {
+                let (cy, sy) = axis(1, oy);
+                for oz in -m[2]..=m[2] {
+                    let (cz, sz) = axis(2, oz);
+                    f(self.flat([cx, cy, cz]), [sx, sy, sz]);
+                }
+            }
+        }
+    }
+
     /// Calls `f(cell, shift)` for every neighbour cell of `c` (including `c`
     /// itself with a zero shift) with the Cartesian image shift to add to the
     /// wrapped positions of that cell's points.
@@ -243,6 +275,23 @@ mod tests {
                 }
                 assert!(brute > 0);
                 assert_eq!(found, brute);
+                // A grid of smaller cells searched `cutoff` wide finds the same pairs.
+                let fine = PeriodicGrid::for_points(l, cutoff / 2.5, pts.len());
+                let cl = fine.build(&pts);
+                let mut wide = 0usize;
+                for i in 0..pts.len() {
+                    let wi = cl.wrapped[i];
+                    fine.for_each_cell_within(fine.coords_of(&wi), cutoff, |cell, s| {
+                        for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
+                            let wj = cl.wrapped[j as usize];
+                            let d: f64 = (0..3).map(|k| (wj[k] + s[k] - wi[k]).powi(2)).sum();
+                            if j as usize != i && d < cutoff * cutoff {
+                                wide += 1;
+                            }
+                        }
+                    });
+                }
+                assert_eq!(wide, brute);
             }
         }
     }

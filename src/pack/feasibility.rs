@@ -20,40 +20,72 @@ pub const MAX_FRACTION: f64 = 0.64;
 /// Cell budget of the periodic grid used for fixed atoms.
 const MAX_GRID_CELLS: f64 = 8.0e6;
 
-/// Volume (Å³) of the union of radius-`r` spheres at `positions` (no periodicity),
-/// on a grid of spacing `r / 12`.
+/// Volume (Å³) of the union of radius-`r` spheres at `positions` (no periodicity): on columns
+/// of an `r / 12` grid in x and y, each column's chord through the union measured exactly in z
+/// (sphere chords merged as intervals). Work and memory grow with the atoms, one x slab at a
+/// time — a 3-D bitmap of the molecule's extent cost ~0.4 ms per species even for a water, most
+/// of a tiny box's call.
 pub fn union_volume(positions: &[[f64; 3]], r: f64) -> f64 {
     if positions.is_empty() || r <= 0.0 {
         return 0.0;
     }
     let h = r / 12.0;
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in positions {
-        for k in 0..3 {
-            lo[k] = lo[k].min(p[k] - r - h);
-            hi[k] = hi[k].max(p[k] + r + h);
+    let r2 = r * r;
+    let mut order: Vec<usize> = (0..positions.len()).collect();
+    order.sort_by(|&a, &b| positions[a][0].total_cmp(&positions[b][0]).then(a.cmp(&b)));
+    let x0 = positions[order[0]][0] - r;
+    let x1 = positions[order[order.len() - 1]][0] + r;
+    let y0 = positions.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min) - r;
+    let nx = ((x1 - x0) / h).ceil().max(1.0) as usize;
+    // (column y index, z from, z to) of the sphere chords crossing one x slab.
+    let mut spans: Vec<(i64, f64, f64)> = Vec::new();
+    let mut first = 0;
+    let mut length = 0.0;
+    for i in 0..nx {
+        let xc = x0 + (i as f64 + 0.5) * h;
+        while first < order.len() && positions[order[first]][0] < xc - r {
+            first += 1;
+        }
+        spans.clear();
+        for &a in order[first..]
+            .iter()
+            .take_while(|&&a| positions[a][0] <= xc + r)
+        {
+            let p = positions[a];
+            let dx2 = (p[0] - xc) * (p[0] - xc);
+            if dx2 >= r2 {
+                continue;
+            }
+            let ry = (r2 - dx2).sqrt();
+            let j_lo = ((p[1] - ry - y0) / h - 0.5).ceil() as i64;
+            let j_hi = ((p[1] + ry - y0) / h - 0.5).floor() as i64;
+            for j in j_lo..=j_hi {
+                let dy = y0 + (j as f64 + 0.5) * h - p[1];
+                let dz2 = r2 - dx2 - dy * dy;
+                if dz2 > 0.0 {
+                    let dz = dz2.sqrt();
+                    spans.push((j, p[2] - dz, p[2] + dz));
+                }
+            }
+        }
+        spans.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let mut k = 0;
+        while k < spans.len() {
+            let (j, mut lo, mut hi) = spans[k];
+            k += 1;
+            while k < spans.len() && spans[k].0 == j {
+                if spans[k].1 > hi {
+                    length += hi - lo;
+                    (lo, hi) = (spans[k].1, spans[k].2);
+                } else {
+                    hi = hi.max(spans[k].2);
+                }
+                k += 1;
+            }
+            length += hi - lo;
         }
     }
-    let n: Vec<usize> = (0..3)
-        .map(|k| (((hi[k] - lo[k]) / h).ceil() as usize).max(1))
-        .collect();
-    let total = n[0].saturating_mul(n[1]).saturating_mul(n[2]);
-    if total > 50_000_000 {
-        // Too spread out for one grid: fall back to the sum of sphere volumes (upper bound).
-        return positions.len() as f64 * 4.0 / 3.0 * std::f64::consts::PI * r * r * r;
-    }
-    let mut occ = vec![false; total];
-    mark_aniso(
-        positions,
-        r,
-        lo,
-        [h; 3],
-        [n[0], n[1], n[2]],
-        [false; 3],
-        &mut occ,
-    );
-    occ.iter().filter(|&&b| b).count() as f64 * h * h * h
+    length * h * h
 }
 
 /// Marks grid cells whose centre is within `r` of a point. On an axis with

@@ -10,8 +10,9 @@
 //! 2. placement: centres on an even lattice of free sites, random orientations ([`placement`]);
 //! 3. L-BFGS ([`optimise`]) on the penalty `Σ max(0, dt² − d²)²` over 6 rigid-body
 //!    coordinates per molecule ([`objective`]), with a molecule-level Verlet
-//!    list and parallel pair evaluation; molecules still clashing when a round
-//!    stalls are moved to random places ("movebad");
+//!    list and parallel pair evaluation; molecules still closer than the tolerance to another
+//!    when a round stalls or stops halving the close contacts are moved to random places
+//!    ("movebad");
 //! 4. an independent minimum-image check of the output ([`check`]).
 
 pub mod cells;
@@ -188,6 +189,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             break;
         }
         sys.rebase(&mut x);
+        let round_start = stats.violations;
         let budget = ROUND_ITERS.min(max_it - iters);
         let mut stop = |_: usize, st: &objective::EvalStats| {
             let fraction = shown.advance(st.violations);
@@ -209,7 +211,13 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             was_cancelled = true;
             break;
         }
-        if stats.violations > 0 && iters < max_it && (r.stalled || r.iterations == budget) {
+        // A round that used its budget while still resolving contacts (at least halving them) is
+        // followed by another; "movebad" only when it stalled or stopped making headway.
+        let headway = stats.violations.saturating_mul(2) <= round_start;
+        if stats.violations > 0
+            && iters < max_it
+            && (r.stalled || (r.iterations == budget && !headway))
+        {
             move_bad(&mut sys, &mut x, &mut move_rng, &beat);
             stats = sys.eval(&x, None, &beat);
         }
@@ -328,15 +336,14 @@ pub fn grouped(n: usize) -> String {
     out
 }
 
-/// Moves some of the molecules that still clash (packmol's "movebad"
-/// idea): the worst `MOVE_FRACTION` of the molecules (at least one, at most
-/// half of the clashing ones) each go to the best of `MOVE_TRIALS` random
+/// Moves some of the molecules that still clash — an atom closer than the tolerance to another
+/// molecule's (packmol's "movebad" idea; a pair merely inside the penalty's margin does not
+/// count: moving those too scattered thousands of nearly placed molecules in a large box): the
+/// worst `MOVE_FRACTION` of the molecules (at least one, at most half of the clashing ones) each go to the best of `MOVE_TRIALS` random
 /// positions and orientations, scored by their overlap penalty against the
 /// current atoms. `beat` is the progress heartbeat.
 fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng, beat: &dyn Fn()) {
-    let mut bad: Vec<usize> = (0..sys.n_mov)
-        .filter(|&m| sys.mol_penalty[m] > 0.0)
-        .collect();
+    let mut bad: Vec<usize> = (0..sys.n_mov).filter(|&m| sys.mol_close[m] > 0).collect();
     if bad.is_empty() {
         return;
     }

@@ -10,7 +10,8 @@
 //!
 //! Pairs come from a molecule-level Verlet list (molecule pairs whose bounding
 //! spheres come within `dt + skin`, each with its image shift), rebuilt only when
-//! an atom has moved more than `skin / 2` since the last build. The pair kernel
+//! a molecule's centre has moved `skin / 2` since the last build (rotations keep a molecule
+//! inside its bounding sphere, so they never invalidate the list). The pair kernel
 //! runs in parallel over fixed-size blocks of molecules; per-block partial
 //! results are combined in block order, so the result does not depend on the
 //! number of threads.
@@ -80,7 +81,10 @@ pub struct System {
     pub skin: f64,
     /// Current atom positions (Å), filled by [`System::update_positions`] / [`System::eval`].
     pub pos: Vec<[f64; 3]>,
-    pos_at_build: Vec<[f32; 3]>,
+    /// Molecule centres at the last Verlet build (Å): the list holds every molecule pair whose
+    /// bounding spheres came within `dt + skin`, so it stays complete until some centre has moved
+    /// `skin / 2` — rotations never invalidate it (the bounding sphere is about the centre).
+    centre_at_build: Vec<[f64; 3]>,
     /// Verlet list: partners of molecule `i` are `partners[partner_start[i]..partner_start[i + 1]]`.
     partner_start: Vec<u32>,
     partners: Vec<Partner>,
@@ -89,6 +93,9 @@ pub struct System {
     pub rebuilds: usize,
     /// Per-molecule penalty of the last evaluation (half of each pair to each side).
     pub mol_penalty: Vec<f64>,
+    /// Per molecule: atom pairs closer than the tolerance in the last evaluation (each pair
+    /// counted for both molecules).
+    pub mol_close: Vec<u32>,
 }
 
 impl System {
@@ -138,12 +145,13 @@ impl System {
             tol,
             skin,
             pos: vec![[0.0; 3]; atoms],
-            pos_at_build: vec![[0.0; 3]; atoms],
+            centre_at_build: vec![[0.0; 3]; n_mov],
             partner_start: Vec::new(),
             partners: Vec::new(),
             built: false,
             rebuilds: 0,
             mol_penalty: vec![0.0; n_mov],
+            mol_close: vec![0; n_mov],
         }
     }
 
@@ -157,6 +165,25 @@ impl System {
     #[inline]
     pub fn radius(&self, m: usize) -> f64 {
         self.shape_radius[self.kind[m] as usize]
+    }
+
+    /// Bounding radius (Å) of the median molecule (by count).
+    fn median_radius(&self) -> f64 {
+        let mut by_radius: Vec<(f64, usize)> = (0..self.shape_radius.len())
+            .map(|k| (self.shape_radius[k], 0))
+            .collect();
+        for &k in &self.kind {
+            by_radius[k as usize].1 += 1;
+        }
+        by_radius.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut seen = 0;
+        for (r, count) in by_radius {
+            seen += count;
+            if 2 * seen >= self.n_mov {
+                return r;
+            }
+        }
+        0.0
     }
 
     /// Folds the Euler angles of `x` into the base rotations and zeroes them, and wraps the
@@ -207,22 +234,17 @@ impl System {
         });
     }
 
-    fn needs_rebuild(&self) -> bool {
+    fn needs_rebuild(&self, x: &[f64]) -> bool {
         if !self.built {
             return true;
         }
         let lim = 0.25 * self.skin * self.skin;
-        self.pos
-            .par_iter()
+        x.par_chunks(6)
             .with_min_len(4096)
-            .zip(self.pos_at_build.par_iter())
-            .any(|(p, q)| {
-                let d = [
-                    p[0] - f64::from(q[0]),
-                    p[1] - f64::from(q[1]),
-                    p[2] - f64::from(q[2]),
-                ];
-                d[0] * d[0] + d[1] * d[1] + d[2] * d[2] > lim
+            .zip(self.centre_at_build.par_iter())
+            .any(|(v, q)| {
+                let d = [v[0] - q[0], v[1] - q[1], v[2] - q[2]];
+                d[0] * d[0] + d[1] * d[1] + d[2] * d[2] >= lim
             })
     }
 
@@ -230,10 +252,15 @@ impl System {
     /// parallel, a wave at a time, appended in molecule order.
     fn rebuild(&mut self, x: &[f64], beat: &dyn Fn()) {
         let n = self.n_mov;
-        let rmax = self.shape_radius.iter().cloned().fold(0.0, f64::max);
         let reach = self.dt + self.skin;
         let l = self.box_lengths;
-        let grid = PeriodicGrid::for_points(l, 2.0 * rmax + reach, n + self.fixed.len());
+        // Each pair is found from its larger molecule's side (ties: the lower index), which
+        // searches `2 r_i + reach` around its centre; the cells are sized for the median
+        // molecule, so in a mixture the many small molecules scan a few small cells and only the
+        // few large ones scan more (cells sized for the largest made a water scan ~40 times the
+        // volume it needs, and the rebuild dominated a mixed box's run time).
+        let grid =
+            PeriodicGrid::for_points(l, 2.0 * self.median_radius() + reach, n + self.fixed.len());
         // points: centres, then fixed atoms
         let mut pts: Vec<[f64; 3]> = (0..n)
             .map(|m| [x[6 * m], x[6 * m + 1], x[6 * m + 2]])
@@ -264,12 +291,15 @@ impl System {
                         let wi = cl.wrapped[i];
                         let ni = images(i);
                         let ri = this.radius(i);
-                        grid.for_each_neighbour_cell(grid.coords_of(&wi), |cell, s| {
+                        let search = 2.0 * ri + reach;
+                        grid.for_each_cell_within(grid.coords_of(&wi), search, |cell, s| {
                             for &j in
                                 &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize]
                             {
                                 let j = j as usize;
-                                if j <= i {
+                                // Fixed atoms (radius 0) belong to the molecule's side.
+                                let rj = if j < n { this.radius(j) } else { 0.0 };
+                                if j < n && (rj > ri || (rj == ri && j <= i)) {
                                     continue;
                                 }
                                 let wj = cl.wrapped[j];
@@ -278,7 +308,6 @@ impl System {
                                     wj[1] + s[1] - wi[1],
                                     wj[2] + s[2] - wi[2],
                                 ];
-                                let rj = if j < n { this.radius(j) } else { 0.0 };
                                 let cut = ri + rj + reach;
                                 if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] < cut * cut {
                                     let nj = images(j);
@@ -306,8 +335,8 @@ impl System {
         }
         self.partners = partners;
         self.partner_start = partner_start;
-        for (q, p) in self.pos_at_build.iter_mut().zip(&self.pos) {
-            *q = p.map(|v| v as f32);
+        for (q, v) in self.centre_at_build.iter_mut().zip(x.chunks(6)) {
+            *q = [v[0], v[1], v[2]];
         }
         self.built = true;
         self.rebuilds += 1;
@@ -322,7 +351,7 @@ impl System {
     /// number of threads, and temporary memory bounded by one wave.
     pub fn eval(&mut self, x: &[f64], mut grad: Option<&mut [f64]>, beat: &dyn Fn()) -> EvalStats {
         self.update_positions(x);
-        if self.needs_rebuild() {
+        if self.needs_rebuild(x) {
             self.rebuild(x, beat);
         }
         let n = self.n_mov;
@@ -332,6 +361,8 @@ impl System {
         let dt = self.dt;
         let mut mol_penalty = std::mem::take(&mut self.mol_penalty);
         mol_penalty.fill(0.0);
+        let mut mol_close = std::mem::take(&mut self.mol_close);
+        mol_close.fill(0);
         let this = &*self;
         let pos = &self.pos;
         let starts = &self.atom_start;
@@ -354,8 +385,8 @@ impl System {
             violations: 0,
             min_d2: dt2,
         };
-        /// A partner's share: molecule, force, torque, penalty.
-        type Share = (u32, [f64; 3], [f64; 3], f64);
+        /// A partner's share: molecule, force, torque, penalty, pairs closer than the tolerance.
+        type Share = (u32, [f64; 3], [f64; 3], f64, u32);
         let blocks = n.div_ceil(BLOCK);
         let mut done = 0;
         while done < blocks {
@@ -366,8 +397,9 @@ impl System {
             let parts: Vec<(EvalStats, Vec<Share>)> = acc[a0..a1]
                 .par_chunks_mut(6 * BLOCK)
                 .zip(mol_penalty[m_lo..(wave_end * BLOCK).min(n)].par_chunks_mut(BLOCK))
+                .zip(mol_close[m_lo..(wave_end * BLOCK).min(n)].par_chunks_mut(BLOCK))
                 .enumerate()
-                .map(|(b, (own, own_pen))| {
+                .map(|(b, ((own, own_pen), own_close))| {
                     let m0 = m_lo + b * BLOCK;
                     let mut st = EvalStats {
                         f: 0.0,
@@ -380,6 +412,7 @@ impl System {
                         let mut fi = [0.0; 3];
                         let mut ti = [0.0; 3];
                         let mut pen_i = 0.0;
+                        let close_before = st.violations;
                         let range = partner_start[i] as usize..partner_start[i + 1] as usize;
                         for p in &partners[range] {
                             let j = p.j as usize;
@@ -387,6 +420,7 @@ impl System {
                             let mut fj = [0.0; 3];
                             let mut tj = [0.0; 3];
                             let mut pen = 0.0;
+                            let pair_before = st.violations;
                             if j < n {
                                 // j's centre seen from i's image
                                 let cj = [
@@ -446,7 +480,8 @@ impl System {
                                 st.f += pen;
                                 pen_i += pen;
                                 if j < n {
-                                    shares.push((p.j, fj, tj, pen));
+                                    let close = (st.violations - pair_before) as u32;
+                                    shares.push((p.j, fj, tj, pen, close));
                                 }
                             }
                         }
@@ -456,6 +491,7 @@ impl System {
                             o[3 + q] += ti[q];
                         }
                         own_pen[k] += 0.5 * pen_i;
+                        own_close[k] += (st.violations - close_before) as u32;
                     }
                     (st, shares)
                 })
@@ -464,9 +500,10 @@ impl System {
                 total.f += st.f;
                 total.violations += st.violations;
                 total.min_d2 = total.min_d2.min(st.min_d2);
-                for (m, fo, to, pen) in shares {
+                for (m, fo, to, pen, close) in shares {
                     let m = m as usize;
                     mol_penalty[m] += 0.5 * pen;
+                    mol_close[m] += close;
                     let o = &mut acc[6 * m..6 * m + 6];
                     for q in 0..3 {
                         o[q] += fo[q];
@@ -478,6 +515,7 @@ impl System {
             beat();
         }
         self.mol_penalty = mol_penalty;
+        self.mol_close = mol_close;
         if let Some(g) = grad {
             g.par_chunks_mut(6)
                 .with_min_len(256)
