@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on a Debian machine, skipping what is already there.
-# Nothing here reaches GitHub: wasm-pack runs with --mode no-install and wasm-opt is turned off
-# (Cargo.toml), so every tool comes from crates.io, Debian or npm. See ../shared/notes/toolchain.md.
+# Nothing here reaches GitHub: wasm-pack runs with --mode no-install and its wasm-opt is turned off
+# (Cargo.toml; scripts/build.sh runs npm binaryen's, from tests/node), so every tool comes from
+# crates.io, Debian or npm. See ../shared/notes/toolchain.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -540,8 +540,12 @@ fn builder_result_from_text(content: &[ContentItem]) -> Result<BuilderResult, St
         .filter_map(|item| item.text.as_deref())
         .collect();
     match texts.as_slice() {
-        [text] if text.trim_start().starts_with('{') => serde_json::from_str::<BuilderResult>(text)
-            .map_err(|e| format!("content[0] (JSON text): {}", describe_json_error(&e))),
+        // `from_slice`, as the bytes path: one reader instance in the package, not a second one
+        // for `&str` input (same result and errors: the text is already UTF-8).
+        [text] if text.trim_start().starts_with('{') => {
+            serde_json::from_slice::<BuilderResult>(text.as_bytes())
+                .map_err(|e| format!("content[0] (JSON text): {}", describe_json_error(&e)))
+        }
         _ => Err("structuredContent: missing; the tool returned no BuilderResult".to_string()),
     }
 }
