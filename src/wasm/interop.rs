@@ -270,6 +270,16 @@ export function packTools(list) {
     return null;
   }
 }
+// Both toolboxes: every tool through `attach`, each button's form parsed on its first read.
+function finishToolbox(box, forms, formIndex, attach) {
+  box.buttons.forEach((b, i) => {
+    attach(b);
+    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
+  });
+  box.plainTools.forEach(attach);
+  box.ok = true;
+  return box;
+}
 export function assembleToolbox(text, forms, formIndex, packed, texts) {
   const { holders, descriptions } = packed;
   const box = JSON.parse(text);
@@ -282,13 +292,7 @@ export function assembleToolbox(text, forms, formIndex, packed, texts) {
     if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
     t += 2;
   };
-  box.buttons.forEach((b, i) => {
-    attach(b);
-    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
-  });
-  box.plainTools.forEach(attach);
-  box.ok = true;
-  return box;
+  return finishToolbox(box, forms, formIndex, attach);
 }
 // connect()'s toolbox (see `listed_toolbox_to_js`): schemas and forms parsed on first read.
 export function assembleListed(text, forms, formIndex, schemas) {
@@ -299,13 +303,7 @@ export function assembleListed(text, forms, formIndex, schemas) {
     const o = tool.outputSchema;
     if (o !== null) lazy(tool, "outputSchema", () => JSON.parse(schemas[o]));
   };
-  box.buttons.forEach((b, i) => {
-    attach(b);
-    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
-  });
-  box.plainTools.forEach(attach);
-  box.ok = true;
-  return box;
+  return finishToolbox(box, forms, formIndex, attach);
 }
 "#)]
 extern "C" {
@@ -916,6 +914,23 @@ fn distinct_forms(entries: &[Option<Compiled>]) -> Option<(Array, Vec<i32>)> {
     Some((forms, form_index))
 }
 
+/// Every tool's `(inputSchema, outputSchema)` in `toolbox`, buttons first, then plain tools: the
+/// one order in which [`listed_toolbox_to_js`] takes the schemas out and puts them back.
+fn schema_slots(
+    toolbox: &mut discovery::Toolbox,
+) -> impl Iterator<Item = (&mut Value, &mut Option<Value>)> {
+    toolbox
+        .buttons
+        .iter_mut()
+        .map(|b| (&mut b.input_schema, &mut b.output_schema))
+        .chain(
+            toolbox
+                .plain_tools
+                .iter_mut()
+                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
+        )
+}
+
 /// §3: connect()'s toolbox for the page, made the way parseToolList's fast way makes its own
 /// (its tools arrive in Rust, from the server): the toolbox crosses as JSON text without forms
 /// and schemas, each distinct form and each distinct schema (input or output) crosses once as
@@ -942,16 +957,7 @@ pub fn listed_toolbox_to_js(
     };
     // The schemas are taken out while the text is written, then put back.
     let mut taken: Vec<(Value, Option<Value>)> = Vec::new();
-    let tools = toolbox
-        .buttons
-        .iter_mut()
-        .map(|b| (&mut b.input_schema, &mut b.output_schema))
-        .chain(
-            toolbox
-                .plain_tools
-                .iter_mut()
-                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
-        );
+    let tools = schema_slots(toolbox);
     let mut failed = None;
     for (input, output) in tools {
         let replaced = index(input).and_then(|i| {
@@ -968,16 +974,7 @@ pub fn listed_toolbox_to_js(
     }
     let text = serde_json::to_string(&*toolbox);
     let mut taken = taken.into_iter();
-    let tools = toolbox
-        .buttons
-        .iter_mut()
-        .map(|b| (&mut b.input_schema, &mut b.output_schema))
-        .chain(
-            toolbox
-                .plain_tools
-                .iter_mut()
-                .map(|t| (&mut t.input_schema, &mut t.output_schema)),
-        );
+    let tools = schema_slots(toolbox);
     for ((input, output), (i, o)) in tools.zip(&mut taken) {
         *input = i;
         *output = o;
