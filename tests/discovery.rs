@@ -449,3 +449,29 @@ fn deep_nesting_in_a_schema_does_not_panic() {
         .unwrap()
         .contains("deeper than one level"));
 }
+
+/// The toolbox `connect()` keeps for calls holds no forms; the `megane` entry's listing puts
+/// them back with `restore_forms`: the result is the toolbox `parse_tool_list` makes, on every
+/// recorded list and on a list with a disabled button.
+#[test]
+fn restored_forms_equal_parse_tool_list() {
+    use megane_builder_client::contract::discovery::{
+        parse_tool_list_with, restore_forms, SentSchemas,
+    };
+    let mut broken = tool("broken", good_marker());
+    broken["inputSchema"] =
+        json!({"type": "object", "properties": {"x": {"type": ["string", "integer"]}}});
+    let mut lists = recorded_tool_lists();
+    lists.push((
+        "disabled".into(),
+        json!([tool("fine", good_marker()), broken]),
+    ));
+    for (name, list) in lists {
+        let expected = parse_tool_list(&list, Some("s")).unwrap();
+        let (mut toolbox, _) = parse_tool_list_with(&list, Some("s"), &mut SentSchemas).unwrap();
+        assert!(toolbox.buttons.iter().all(|b| b.form.is_none()), "{name}");
+        restore_forms(&mut toolbox);
+        assert!(toolbox.buttons.iter().any(|b| b.form.is_some()), "{name}");
+        assert_eq!(toolbox, expected, "{name}");
+    }
+}

@@ -182,6 +182,18 @@ pub fn parse_tool_list(input: &Value, server_id: Option<&str>) -> Result<Toolbox
     Ok(toolbox)
 }
 
+/// The forms [`parse_tool_list_with`] left out of a toolbox whose buttons carry the schemas as
+/// sent, put back from the shared schema cache (compiled once, so this costs a lookup per
+/// button); a disabled button keeps none, as in [`parse_tool_list`].
+pub fn restore_forms(toolbox: &mut Toolbox) {
+    for button in &mut toolbox.buttons {
+        if button.disabled_reason.is_none() && button.form.is_none() {
+            let entry = super::validate::schema_entry(&button.input_schema);
+            button.form = entry.form(entry.schema()).as_ref().ok().cloned();
+        }
+    }
+}
+
 /// Where discovery finds each tool's `inputSchema` and what the toolbox carries for it.
 pub trait ToolSchemas {
     /// The `inputSchema` the toolbox carries for this tool definition: the value as sent, or

@@ -494,9 +494,12 @@ impl ToolServerHandle {
 }
 
 impl ToolServerHandle {
-    /// The current toolbox (for the `megane` entry's listing).
+    /// The current toolbox with its buttons' forms (for the `megane` entry's listing; the
+    /// toolbox kept for calls holds none, see [`list_toolbox`]).
     pub(super) fn toolbox_value(&self) -> Toolbox {
-        self.shared.borrow().toolbox.clone()
+        let mut toolbox = self.shared.borrow().toolbox.clone();
+        crate::contract::discovery::restore_forms(&mut toolbox);
+        toolbox
     }
 }
 
