@@ -569,6 +569,35 @@ fn polymer_chain_of_100_styrene_units_is_rigid_per_unit_and_free_of_contacts() {
 }
 
 #[test]
+fn polymer_chain_reports_its_repeat_units_then_the_writing() {
+    use megane_builder_client::offline::call_tool_bytes;
+    use std::sync::Mutex;
+    let args =
+        json!({"monomer": monomer("styrene"), "head": 0, "tail": 1, "seed": 7, "length": 100});
+    let events = Mutex::new(Vec::new());
+    let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
+    let control = PackControl {
+        cancel: None,
+        progress: Some(&cb),
+    };
+    call_tool_bytes("polymer_chain", &args, &control);
+    let events = events.into_inner().unwrap();
+    let fractions: Vec<f64> = events.iter().map(|e| e.0).collect();
+    assert!(fractions.windows(2).all(|w| w[0] <= w[1]), "{events:?}");
+    assert!(
+        events
+            .iter()
+            .any(|(f, m)| *f == 1.0 && m == "placing repeat unit 100 of 100"),
+        "{events:?}"
+    );
+    assert_eq!(
+        events.last(),
+        Some(&(1.0, "writing 1 602 atoms".to_string())),
+        "{events:?}"
+    );
+}
+
+#[test]
 fn polymer_chain_refusals_are_one_line_in_words() {
     use megane_builder_client::offline::polymer;
     let styrene = monomer("styrene");

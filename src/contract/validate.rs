@@ -296,8 +296,25 @@ fn schema_problems(
     arguments: &Value,
     skip: Option<&str>,
 ) -> Vec<Problem> {
-    let entry = schema_entry(input_schema);
-    let validator = match entry.validator(input_schema) {
+    entry_problems(subject, &schema_entry(input_schema), form, arguments, skip)
+}
+
+/// §6: [`validate_arguments`] against a schema entry the caller keeps (its validator and form
+/// made once, as the offline tools keep theirs): no schema text or cache lookup per call.
+pub fn entry_argument_problems(entry: &SchemaEntry, arguments: &Value) -> Vec<Problem> {
+    let form = entry.form(entry.schema()).as_ref().ok();
+    entry_problems(Subject::Arguments, entry, form, arguments, None)
+}
+
+/// [`schema_problems`] with the schema's entry at hand.
+fn entry_problems(
+    subject: Subject,
+    entry: &SchemaEntry,
+    form: Option<&Form>,
+    arguments: &Value,
+    skip: Option<&str>,
+) -> Vec<Problem> {
+    let validator = match entry.validator(entry.schema()) {
         Ok(v) => v,
         Err(e) => return vec![Problem::new("", subject.cannot_check(e))],
     };

@@ -131,7 +131,14 @@ export function offlineTools(options = {}) {
           armTimer(performance.now());
           onProgress?.(message.fraction, message.message);
         }
-        else if (message.type === "result") finish(interpretCall(button, message.bytes), false);
+        else if (message.type === "result") {
+          // A quick call's only progress report (its last) comes with its result.
+          try {
+            if (message.progress) onProgress?.(message.progress.fraction, message.progress.message);
+          } finally {
+            finish(interpretCall(button, message.bytes), false);
+          }
+        }
         // A trap leaves the wasm instance unusable: start afresh next time.
         else if (message.type === "error") finish({ ok: false, error: `The offline tool failed: ${message.error}` }, true);
       };

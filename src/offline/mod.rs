@@ -12,8 +12,9 @@ pub mod solvate;
 
 use serde_json::Value;
 
-use crate::contract::discovery::form_for;
-use crate::contract::validate::validate_arguments;
+use std::sync::OnceLock;
+
+use crate::contract::validate::{compiled, entry_argument_problems, Compiled};
 use crate::pack::{pack, PackControl, PackError, PackOutcome, PackProblem, Species};
 
 /// `serverInfo` of the offline tools.
@@ -58,21 +59,34 @@ pub fn report_writing(control: &PackControl, atoms: usize) {
     }
 }
 
+/// The schema entries (validator and form) of `liquid_box`, `solvate` and `polymer_chain`'s
+/// `inputSchema`s, made on the first call and kept: a call neither rebuilds a definition nor
+/// looks its schema up. Held here, they outlive the validator cache's least-recently-used drops.
+fn tool_schemas() -> &'static (Compiled, Compiled, Compiled) {
+    static SCHEMAS: OnceLock<(Compiled, Compiled, Compiled)> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        let entry = |definition: Value| compiled(&definition["inputSchema"]);
+        (
+            entry(definitions::liquid_box()),
+            entry(definitions::solvate()),
+            entry(definitions::polymer_chain()),
+        )
+    })
+}
+
 /// Checks the arguments and runs the tool; `Err` is the one-line tool error.
 fn run_tool(
     name: &str,
     arguments: &Value,
     control: &PackControl,
 ) -> Result<assemble::ToolResult, String> {
-    let definition = match name {
-        "liquid_box" => definitions::liquid_box(),
-        "solvate" => definitions::solvate(),
-        "polymer_chain" => definitions::polymer_chain(),
+    let entry = match name {
+        "liquid_box" => &tool_schemas().0,
+        "solvate" => &tool_schemas().1,
+        "polymer_chain" => &tool_schemas().2,
         other => return Err(crate::contract::discovery::unknown_tool(other)),
     };
-    let schema = &definition["inputSchema"];
-    let form = form_for(schema).ok();
-    if let Some(problem) = validate_arguments(schema, form.as_ref(), arguments).first() {
+    if let Some(problem) = entry_argument_problems(entry, arguments).first() {
         return Err(problem.message.clone());
     }
     match name {

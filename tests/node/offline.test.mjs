@@ -52,7 +52,10 @@ test("a 100-water box is built in a Worker with progress, then planned as a new 
   assert.equal(outcome.positionsType, "Float32Array");
   assert.match(outcome.summary, /^Liquid box: 100 water in a 14\.4 x 14\.4 x 14\.4 Å box/);
   assert.deepEqual(outcome.warnings, []);
-  assert.ok(outcome.progress.length >= 2, `progress events: ${JSON.stringify(outcome.progress)}`);
+  // A call that ends within 100 ms reports once, its last report with its result (offline-worker.js);
+  // a slower one (a loaded machine) more often. Either way the last report is the result's writing.
+  assert.ok(outcome.progress.length >= 1, `progress events: ${JSON.stringify(outcome.progress)}`);
+  assert.deepEqual(outcome.progress.at(-1), [1, "writing 300 atoms"]);
   const fractions = outcome.progress.map(([f]) => f);
   assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), "progress only moves forward");
   assert.ok(fractions.every((f) => f >= 0 && f <= 1));
@@ -144,7 +147,10 @@ test("polymer_chain builds 100 styrene units in the Worker, planned as one new d
   assert.equal(outcome.residues, 100);
   assert.ok(outcome.same, "the same seed gives the same chain");
   assert.ok(outcome.progress.length >= 1 && outcome.progress.at(-1)[0] === 1, JSON.stringify(outcome.progress));
-  assert.ok(outcome.progress.some(([, m]) => /repeat unit 100 of 100/.test(m)), JSON.stringify(outcome.progress));
+  // The repeat-unit messages ("placing repeat unit 100 of 100") are checked natively
+  // (tests/offline.rs): through the Worker a quick call delivers only its last report.
+  const fractions = outcome.progress.map(([f]) => f);
+  assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), "progress only moves forward");
   // Writing the result is the last phase reported (offline::report_writing).
   assert.equal(outcome.progress.at(-1)[1], "writing 1 602 atoms");
   assert.match(outcome.bad, /head atom 2 \(C\) of styrene has no hydrogen to give up/);
