@@ -26,6 +26,7 @@ fi
 "$py" -c "import numpy" 2>/dev/null || "$py" -m pip install -q numpy
 (cd tests/node && [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error)
 
+echo "== load: $(uptime)"
 echo "== ours in wasm (Chromium) -> $out"
 node benches/pack_wasm/run.mjs "$out" "$cases" "$seeds" | tee "$out/ours.jsonl"
 
@@ -69,33 +70,37 @@ for line in open(os.path.join(out, "ours.jsonl")):
     ours.setdefault((r["case"], r["threads"]), []).append((r["ms"] / 1000, ok, c.get("min_intermolecular_distance"), r["atoms"]))
 pm = {}
 path = os.path.join(out, "packmol", "results.jsonl")
+# packmol's CPU time: /usr/bin/time's user seconds on the baseline cases (10 ms ticks); on the small
+# cases the median user + system time of repeated runs from the kernel's rusage of the reaped
+# process (packmol_small.py, microseconds), as /usr/bin/time reads 0.00 or 0.01 there.
+ru = {}
+if os.path.exists(os.path.join(out, "packmol", "rusage.jsonl")):
+    for line in open(os.path.join(out, "packmol", "rusage.jsonl")):
+        r = json.loads(line)
+        ru.setdefault(r["case"], []).append((r["cpu_s"], r["wall_s"]))
 if os.path.exists(path):
     for line in open(path):
         r = json.loads(line); c = r.get("check") or {}
         ok = c.get("pairs_below_tolerance") == 0 and c.get("non_rigid_molecules", 1) == 0
-        # /usr/bin/time counts 10 ms ticks: a tiny run shows 0.00 user s, so its wall time is used
-        # (an upper bound of its CPU time; marked * in the table).
-        # When even the wall time reads 0.00 (a tiny case), the process's wall time as Python
-        # measured it (spawn, start, run, exit) is the figure left; marked ** in the table.
         user, wall = r.get("user_s", float("nan")), r.get("wall_s", float("nan"))
-        if user and user >= 0.05:
-            pm.setdefault(r["case"], []).append((user, ok, ""))
-        elif wall and wall > 0:
-            pm.setdefault(r["case"], []).append((wall, ok, "*"))
-        else:
-            pm.setdefault(r["case"], []).append((r.get("wall_py_s", float("nan")), ok, "**"))
+        pm.setdefault(r["case"], []).append((user, wall, ok))
 med = lambda v: statistics.median(v) if v else float("nan")
-print("\n| case | atoms | wasm 1 thread s | wasm 2 threads s | packmol user s | packmol / wasm 1t | packmol / wasm 2t | quality (ours 1t; 2t; packmol) |")
-print("|---|---|---|---|---|---|---|---|")
+print("\n| case | atoms | wasm 1 thread s | wasm 2 threads s | packmol CPU s | packmol wall s | packmol CPU / wasm 1t | packmol wall / wasm 1t | packmol CPU / wasm 2t | quality (ours 1t; 2t; packmol) |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for case in sorted({k[0] for k in ours}, key=lambda c: (len(c) > 1, c)):
     one, two, p = ours.get((case, 1), []), ours.get((case, 2), []), pm.get(case, [])
-    t1, t2, tp = med([x[0] for x in one]), med([x[0] for x in two]), med([x[0] for x in p])
+    t1, t2 = med([x[0] for x in one]), med([x[0] for x in two])
+    if case in ru:
+        cpu, wall, mark = med([x[0] for x in ru[case]]), med([x[1] for x in ru[case]]), "†"
+    else:
+        cpu, wall, mark = med([x[0] for x in p]), med([x[1] for x in p]), ""
     q = lambda v: f"{sum(1 for x in v if x[1])}/{len(v)} pass" + (f", min d {min(x[2] for x in v if x[2] is not None):.3f}" if v and v[0][2] is not None else "")
-    qp = f"{sum(1 for x in p if x[1])}/{len(p)} pass" if p else "-"
+    qp = f"{sum(1 for x in p if x[2])}/{len(p)} pass" if p else "-"
     atoms = one[0][3] if one else (two[0][3] if two else "-")
-    star = max((x[2] for x in p), default="", key=len)
-    print(f"| {case} | {atoms} | {t1:.4f} | {t2:.4f} | {tp:.3f}{star} | {tp / t1:.1f}× | {tp / t2:.1f}× | {q(one)}; {q(two)}; {qp} |")
-print("\n(* packmol's wall time: its user time is below /usr/bin/time's 10 ms resolution; ** both read 0.00, so the"
-      " process's wall time as Python measured it: spawn, start, run and exit. Small cases: median of 15 warm calls"
-      " through the Worker, so ours includes the Worker round trip.)")
+    print(f"| {case} | {atoms} | {t1:.4f} | {t2:.4f} | {cpu:.4f}{mark} | {wall:.4f}{mark} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {q(one)}; {q(two)}; {qp} |")
+print("\n(† packmol's median over repeated runs of user + system CPU time from the reaped process's rusage, and spawn-to-reap"
+      " wall time (packmol_small.py); otherwise /usr/bin/time's user and wall seconds, 10 ms ticks. Small cases: ours is"
+      " the median of 15 warm calls through the Worker, so it includes the Worker round trip; one thread, so its wall"
+      " time bounds its CPU time.)")
+print("load average:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
 PY
