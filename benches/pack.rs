@@ -1,20 +1,27 @@
 //! Packing benchmark: our `pack::pack` vs molpack 0.4.0 (same run, same inputs)
-//! on the packmol baseline cases (see ../shared/bench/packmol-baseline/README.md).
+//! on the packmol baseline cases (see ../shared/bench/packmol-baseline/README.md)
+//! and the small cases of the wasm bench (benches/pack_wasm/cases.mjs, packmol through
+//! benches/pack_wasm/packmol_small.py): `t5w` 5 water and `t5c` 5 chloroform at
+//! 1 g/cm³, `sala` alanine dipeptide fixed at the centre of a 20 Å cell with 263
+//! water and `stst` testosterone in a 24 Å cell with 452 water (1 g/cm³ in the
+//! cell minus the solute's vdW spheres: packmol_small.py's count, and the offline
+//! `solvate` tool's).
 //!
 //! `cargo bench --bench pack` (std harness; under `cargo test --benches` only a
 //! quick smoke run happens). Environment:
 //! - `PACK_BENCH_CASES` (default `a,b,c,d,e`; add `f` for 100 000 water),
 //! - `PACK_BENCH_TOL` (default `2.0` Å; case `g` = 500 benzene for tolerance sweeps),
-//! - `PACK_BENCH_REPEAT` (default 10): our runs are repeated (while under 2 s in
-//!   total) and averaged, so the 10 ms CPU clock resolution does not dominate,
+//! - `PACK_BENCH_REPEAT` (default 10; at least 100 on the small cases): each
+//!   engine's runs are repeated (while under 2 s in total) and averaged,
 //! - `PACK_BENCH_MAXIT` (default 20 000): our iteration budget,
 //! - `PACK_BENCH_SEEDS` (default `1`), `PACK_BENCH_MOLPACK=0` to skip molpack,
 //! - `PACK_MOLECULES` (default `<crate>/../shared/fixtures/molecules`),
 //! - `PACK_BENCH_OUT` (default `<crate>/target/bench-pack`): Structure JSON per
 //!   run, judged with `python3 ../shared/tools/check_packing.py` (`PACK_CHECKER`).
 //!
-//! CPU time is the process's user+system time from /proc/self/stat (Linux;
-//! 10 ms resolution), so it counts every rayon thread.
+//! CPU time is the sum over the process's threads of their time on a CPU from
+//! /proc/self/task/*/schedstat (Linux, nanoseconds; /proc/self/stat's 10 ms ticks
+//! where schedstat is missing), so it counts every rayon thread.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -30,6 +37,7 @@ fn mass(z: u8) -> f64 {
         6 => 12.011,
         7 => 14.007,
         8 => 15.999,
+        17 => 35.45,
         _ => panic!("no mass for Z={z} in the bench table"),
     }
 }
@@ -50,6 +58,7 @@ fn read_mol(path: &Path) -> Template {
             "C" => 6,
             "N" => 7,
             "O" => 8,
+            "Cl" => 17,
             s => panic!("element {s} not in the bench table"),
         });
         positions.push([x, y, z]);
@@ -61,6 +70,26 @@ fn read_mol(path: &Path) -> Template {
 }
 
 fn cpu_seconds() -> f64 {
+    // Each thread's time on a CPU (schedstat's first field, ns); the threads are the main one
+    // and rayon's pool, which live as long as the process.
+    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
+        let mut ns = 0u64;
+        let mut read = false;
+        for task in tasks.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+            if let Some(v) = stat
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+            {
+                ns += v;
+                read = true;
+            }
+        }
+        if read {
+            return ns as f64 * 1e-9;
+        }
+    }
     // utime + stime of the whole process (fields 14 and 15), in clock ticks.
     let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = s.rsplit(')').next().unwrap_or("");
@@ -74,6 +103,8 @@ struct Case {
     species: Vec<(Template, usize)>,
     side: f64,
     fixed: Option<Template>,
+    /// A small case: at least 100 repeats.
+    small: bool,
 }
 
 fn side(mass_total: f64, rho: f64) -> f64 {
@@ -85,69 +116,121 @@ fn tmass(t: &Template) -> f64 {
     t.elements.iter().map(|&z| mass(z)).sum()
 }
 
+/// A template centred (mean of its positions) at (`l`/2, `l`/2, `l`/2).
+fn centred(mut t: Template, l: f64) -> Template {
+    let n = t.positions.len() as f64;
+    let mut cen = [0.0; 3];
+    for p in &t.positions {
+        for k in 0..3 {
+            cen[k] += p[k] / n;
+        }
+    }
+    for p in t.positions.iter_mut() {
+        for k in 0..3 {
+            p[k] += l / 2.0 - cen[k];
+        }
+    }
+    t
+}
+
 fn cases(dir: &Path) -> Vec<Case> {
+    // Molecules the shared fixtures lack (chloroform, testosterone) are in tests/fixtures.
+    let fixture = |name: &str| {
+        let shared = dir.join(format!("{name}.mol"));
+        if shared.exists() {
+            read_mol(&shared)
+        } else {
+            read_mol(
+                &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.mol")),
+            )
+        }
+    };
     let w = read_mol(&dir.join("water.mol"));
     let e = read_mol(&dir.join("ethanol.mol"));
     let b = read_mol(&dir.join("benzene.mol"));
     let c = read_mol(&dir.join("caffeine.mol"));
     let (mw, me, mb) = (tmass(&w), tmass(&e), tmass(&b));
+    let chloroform = fixture("chloroform");
     // Case e: caffeine centred at (20, 20, 20) in a 40 Å box; 2134 water = 1.00 g/cm³
     // in the free volume (packmol_bench.py's count).
-    let mut caf = c.clone();
-    let n = caf.positions.len() as f64;
-    let mut cen = [0.0; 3];
-    for p in &caf.positions {
-        for k in 0..3 {
-            cen[k] += p[k] / n;
-        }
-    }
-    for p in caf.positions.iter_mut() {
-        for k in 0..3 {
-            p[k] += 20.0 - cen[k];
-        }
-    }
+    let caf = centred(c, 40.0);
     vec![
         Case {
             name: "a",
             species: vec![(w.clone(), 1000)],
             side: side(1000.0 * mw, 1.0),
             fixed: None,
+            small: false,
         },
         Case {
             name: "b",
             species: vec![(w.clone(), 10000)],
             side: side(10000.0 * mw, 1.0),
             fixed: None,
+            small: false,
         },
         Case {
             name: "c",
             species: vec![(w.clone(), 900), (e, 100)],
             side: side(900.0 * mw + 100.0 * me, 0.95),
             fixed: None,
+            small: false,
         },
         Case {
             name: "d",
             species: vec![(b.clone(), 2000)],
             side: side(2000.0 * mb, 0.87),
             fixed: None,
+            small: false,
         },
         Case {
             name: "e",
             species: vec![(w.clone(), 2134)],
             side: 40.0,
             fixed: Some(caf),
+            small: false,
         },
         Case {
             name: "f",
-            species: vec![(w, 100000)],
+            species: vec![(w.clone(), 100000)],
             side: side(100000.0 * mw, 1.0),
             fixed: None,
+            small: false,
         },
         Case {
             name: "g",
             species: vec![(b, 500)],
             side: side(500.0 * mb, 0.87),
             fixed: None,
+            small: false,
+        },
+        Case {
+            name: "t5w",
+            species: vec![(w.clone(), 5)],
+            side: side(5.0 * mw, 1.0),
+            fixed: None,
+            small: true,
+        },
+        Case {
+            name: "t5c",
+            species: vec![(chloroform.clone(), 5)],
+            side: side(5.0 * tmass(&chloroform), 1.0),
+            fixed: None,
+            small: true,
+        },
+        Case {
+            name: "sala",
+            species: vec![(w.clone(), 263)],
+            side: 20.0,
+            fixed: Some(centred(fixture("alanine_dipeptide"), 20.0)),
+            small: true,
+        },
+        Case {
+            name: "stst",
+            species: vec![(w, 452)],
+            side: 24.0,
+            fixed: Some(centred(fixture("testosterone"), 24.0)),
+            small: true,
         },
     ]
 }
@@ -237,7 +320,7 @@ fn record(
 ) {
     use std::io::Write;
     println!(
-        "| {case} | {seed} | {engine} | {atoms} | {cpu:.3} | {wall:.3} | {} | {summary} |",
+        "| {case} | {seed} | {engine} | {atoms} | {cpu:.5} | {wall:.5} | {} | {summary} |",
         converged.map_or("error".to_string(), |c| c.to_string())
     );
     let v = serde_json::json!({
@@ -358,6 +441,7 @@ fn main() {
             };
             // Repeat short runs so the 10 ms CPU clock resolution does not dominate;
             // every repeat must give the identical result (determinism).
+            let repeat = if case.small { repeat.max(100) } else { repeat };
             let (c0, w0) = (cpu_seconds(), Instant::now());
             let res = pack(&problem, &PackControl::default());
             let mut runs = 1;
@@ -429,13 +513,24 @@ fn main() {
                         .fixed_at([0.0; 3]),
                     );
                 }
-                let engine = molpack::GencanPack::new()
-                    .with_tolerance(tol)
-                    .with_seed(seed)
-                    .with_periodic_box([0.0; 3], [l; 3], [true; 3]);
+                let engine = || {
+                    molpack::GencanPack::new()
+                        .with_tolerance(tol)
+                        .with_seed(seed)
+                        .with_periodic_box([0.0; 3], [l; 3], [true; 3])
+                };
+                // Repeated like ours (the same seed: the same run each time).
                 let (c0, w0) = (cpu_seconds(), Instant::now());
-                let res = engine.run(&targets, 200);
-                let (cpu, wall) = (cpu_seconds() - c0, w0.elapsed().as_secs_f64());
+                let res = engine().run(&targets, 200);
+                let mut runs = 1;
+                while runs < repeat && w0.elapsed().as_secs_f64() < 2.0 {
+                    let _ = engine().run(&targets, 200);
+                    runs += 1;
+                }
+                let (cpu, wall) = (
+                    (cpu_seconds() - c0) / runs as f64,
+                    w0.elapsed().as_secs_f64() / runs as f64,
+                );
                 match res {
                     Ok(st) => {
                         let mut pos = st.positions();
