@@ -475,3 +475,70 @@ fn restored_forms_equal_parse_tool_list() {
         assert_eq!(toolbox, expected, "{name}");
     }
 }
+
+/// The deferred way (parseToolList in the page: buttons first, each button's form, disabled
+/// reason and notices when first read) gives, once completed, the toolbox `parse_tool_list`
+/// makes, on every recorded list and on lists with disabled buttons, notices and hidden tools.
+#[test]
+fn deferred_schema_parts_equal_parse_tool_list() {
+    use megane_builder_client::contract::discovery::{
+        complete_deferred, parse_tool_list_with, ToolSchemas,
+    };
+    use megane_builder_client::contract::validate::Compiled;
+    use serde_json::{Map, Value};
+    struct Deferred;
+    impl ToolSchemas for Deferred {
+        fn carried(&mut self, definition: &Map<String, Value>) -> Value {
+            definition
+                .get("inputSchema")
+                .cloned()
+                .unwrap_or(Value::Null)
+        }
+        fn entry(&mut self, _: &Map<String, Value>) -> Option<Compiled> {
+            panic!("a deferred toolbox reads no schema")
+        }
+        fn deferred(&self) -> bool {
+            true
+        }
+    }
+    let mut broken = tool("broken", good_marker());
+    broken["inputSchema"] =
+        json!({"type": "object", "properties": {"x": {"type": ["string", "integer"]}}});
+    let mut bad_pattern = tool("bad-pattern", good_marker());
+    bad_pattern["inputSchema"] =
+        json!({"type": "object", "properties": {"x": {"type": "string", "pattern": "(unclosed"}}});
+    let mut no_schema = tool("no-schema", good_marker());
+    no_schema.as_object_mut().unwrap().remove("inputSchema");
+    let mut stochastic = tool(
+        "stochastic",
+        json!({"contract": 1, "apply": "insert", "stochastic": true}),
+    );
+    stochastic["inputSchema"] = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let v2 = tool("v2", json!({"contract": 2, "apply": "new_document"}));
+    let mut lists = recorded_tool_lists();
+    lists.push((
+        "disabled".into(),
+        json!([
+            v2,
+            tool("fine", good_marker()),
+            broken,
+            bad_pattern,
+            no_schema,
+            stochastic
+        ]),
+    ));
+    for (name, list) in lists {
+        let expected = parse_tool_list(&list, Some("s")).unwrap();
+        let (mut toolbox, entries) = parse_tool_list_with(&list, Some("s"), &mut Deferred).unwrap();
+        assert!(entries.iter().all(Option::is_none), "{name}");
+        assert!(
+            toolbox
+                .buttons
+                .iter()
+                .all(|b| b.form.is_none() && b.disabled_reason.is_none() && b.notices.is_empty()),
+            "{name}"
+        );
+        complete_deferred(&mut toolbox);
+        assert_eq!(toolbox, expected, "{name}");
+    }
+}

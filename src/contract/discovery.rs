@@ -202,6 +202,14 @@ pub trait ToolSchemas {
     /// The shared cache entry of the definition's `inputSchema` ([`super::validate`]), or `None`
     /// when it has none that is an object.
     fn entry(&mut self, definition: &Map<String, Value>) -> Option<Compiled>;
+    /// `true` when the buttons' schema parts ([`schema_part`]: form, disabled reason, notices)
+    /// are left to the caller, to be made when first needed: discovery then never calls
+    /// [`ToolSchemas::entry`], every button comes out with no disabled reason and no notices,
+    /// and the toolbox's notices are the server-level ones only ([`complete_deferred`] makes
+    /// the rest).
+    fn deferred(&self) -> bool {
+        false
+    }
 }
 
 /// The `inputSchema` values as they are in the definitions.
@@ -313,12 +321,13 @@ pub fn parse_tool_list_with(
                     .push(hidden(name, Some(label), &reason));
             }
             MarkerRead::Ok(marker) => {
-                let entry = schemas.entry(definition);
-                let mut button = make_button(definition, name, label, marker, server_id, &entry);
+                let entry = (!schemas.deferred()).then(|| schemas.entry(definition));
+                let mut button =
+                    make_button(definition, name, label, marker, server_id, entry.as_ref());
                 button.input_schema = schemas.carried(definition);
                 toolbox.notices.extend(button.notices.iter().cloned());
                 toolbox.buttons.push(button);
-                entries.push(entry.filter(|_| button_enabled(&toolbox)));
+                entries.push(entry.flatten().filter(|_| button_enabled(&toolbox)));
             }
         }
     }
@@ -494,17 +503,14 @@ fn make_button(
     label: String,
     marker: Marker,
     server_id: Option<&str>,
-    entry: &Option<Compiled>,
+    entry: Option<&Option<Compiled>>,
 ) -> ToolButton {
-    let mut notices = Vec::new();
-    let disabled_reason = match entry_form(entry.as_deref()) {
-        Ok(form) => {
-            notices.extend(form.notices.iter().map(|n| format!("{label}: {n}")));
-            let schema = entry.as_deref().map(SchemaEntry::schema);
-            notices.extend(consistency_notices(&label, &marker, form, schema));
-            None
-        }
-        Err(reason) => Some(one_line(&format!("Builder cannot build a form: {reason}"))),
+    let SchemaPart {
+        disabled_reason,
+        notices,
+    } = match entry {
+        Some(entry) => schema_part(entry.as_deref(), &label, &marker),
+        None => SchemaPart::default(),
     };
     let description = description_of(definition);
     ToolButton {
@@ -521,6 +527,68 @@ fn make_button(
         input_schema: Value::Null,
         output_schema: definition.get("outputSchema").cloned(),
         notices,
+    }
+}
+
+/// What a button's `inputSchema` decides (§3/§4): why the button is disabled, or the notices its
+/// form gives (the form's own, and where it disagrees with the marker).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaPart {
+    /// `Builder cannot build a form: …`, when it cannot; the button is disabled.
+    pub disabled_reason: Option<String>,
+    /// The button's notices (each begins with its label).
+    pub notices: Vec<String>,
+}
+
+/// §3/§4: the [`SchemaPart`] of the button labelled `label` with `marker`, whose `inputSchema`
+/// has the cache entry `entry` (`None`: no input schema object). The one rule for every way a
+/// toolbox is made, whether up front or when a deferred button is first read.
+pub fn schema_part(entry: Option<&SchemaEntry>, label: &str, marker: &Marker) -> SchemaPart {
+    match entry_form(entry) {
+        Ok(form) => {
+            let mut notices: Vec<String> = form
+                .notices
+                .iter()
+                .map(|n| format!("{label}: {n}"))
+                .collect();
+            notices.extend(consistency_notices(
+                label,
+                marker,
+                form,
+                entry.map(SchemaEntry::schema),
+            ));
+            SchemaPart {
+                disabled_reason: None,
+                notices,
+            }
+        }
+        Err(reason) => SchemaPart {
+            disabled_reason: Some(one_line(&format!("Builder cannot build a form: {reason}"))),
+            notices: Vec::new(),
+        },
+    }
+}
+
+/// Completes a toolbox made with deferred schemas ([`ToolSchemas::deferred`]) whose buttons
+/// carry their schemas as sent: each button's [`schema_part`] and form, and the toolbox's
+/// notices (the server-level ones, then each button's in button order), as
+/// [`parse_tool_list`] makes them. The JavaScript toolbox of `parseToolList` does the same per
+/// button when one is first read.
+pub fn complete_deferred(toolbox: &mut Toolbox) {
+    for button in &mut toolbox.buttons {
+        let entry = button
+            .input_schema
+            .is_object()
+            .then(|| super::validate::schema_entry(&button.input_schema));
+        let part = schema_part(entry.as_deref(), &button.label, &button.marker);
+        button.form = match (&part.disabled_reason, &entry) {
+            (None, Some(e)) => e.form(e.schema()).as_ref().ok().cloned(),
+            _ => None,
+        };
+        button.disabled_reason = part.disabled_reason;
+        button.notices = part.notices;
+        toolbox.notices.extend(button.notices.iter().cloned());
     }
 }
 

@@ -202,43 +202,7 @@ const plain = (o) => {
 };
 export function packTools(list) {
   try {
-    const holders = [], descriptions = [], schemas = [];
-    // Distinct schema texts: an object seen before in this call is not stringified again; a
-    // text is looked for among the texts of its length (compared whole), or in a Map once
-    // more than 8 texts share a length.
-    const byObject = new Map(), byLength = new Map(), byText = new Map();
-    const distinct = (text) => {
-      const bucket = byLength.get(text.length);
-      if (bucket === null) {
-        const k = byText.get(text);
-        if (k !== undefined) return k;
-      } else if (bucket !== undefined) {
-        for (const k of bucket) if (schemas[k] === text) return k;
-      }
-      const k = schemas.length;
-      schemas.push(text);
-      if (bucket === undefined) byLength.set(text.length, [k]);
-      else if (bucket === null) byText.set(text, k);
-      else if (bucket.length < 8) bucket.push(k);
-      else {
-        for (const i of bucket) byText.set(schemas[i], i);
-        byText.set(text, k);
-        byLength.set(text.length, null);
-      }
-      return k;
-    };
-    const schemaIndex = (schema) => {
-      const object = schema !== null && typeof schema === "object";
-      if (object) {
-        const k = byObject.get(schema);
-        if (k !== undefined) return k;
-      }
-      const text = JSON.stringify(schema);
-      if (text === undefined) return -1;
-      const k = distinct(text);
-      if (object) byObject.set(schema, k);
-      return k;
-    };
+    const holders = [], descriptions = [];
     const reduce = (tool) => {
       if (tool === null || typeof tool !== "object" || Array.isArray(tool)) return tool;
       if (!plain(tool)) throw new TypeError("not a plain object");
@@ -246,7 +210,7 @@ export function packTools(list) {
       for (const key of Object.keys(tool)) {
         if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
       }
-      copy.inputSchema = [holders.length, schemaIndex(own(tool, "inputSchema"))];
+      copy.inputSchema = holders.length;
       holders.push(tool);
       descriptions.push(copy.description);
       return copy;
@@ -265,22 +229,22 @@ export function packTools(list) {
     } else {
       return null;
     }
-    return { text: JSON.stringify(root), schemas, holders, descriptions };
+    return { text: JSON.stringify(root), holders, descriptions };
   } catch {
     return null;
   }
 }
-// Both toolboxes: every tool through `attach`, each button's form parsed on its first read.
-function finishToolbox(box, forms, formIndex, attach) {
+// Both toolboxes: every tool through `attach`, every button then through `button` (its lazy parts).
+function finishToolbox(box, attach, button) {
   box.buttons.forEach((b, i) => {
     attach(b);
-    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
+    button(b, i);
   });
   box.plainTools.forEach(attach);
   box.ok = true;
   return box;
 }
-export function assembleToolbox(text, forms, formIndex, packed, texts) {
+export function assembleToolbox(text, packed, texts, resolve) {
   const { holders, descriptions } = packed;
   const box = JSON.parse(text);
   let t = 0;
@@ -292,7 +256,21 @@ export function assembleToolbox(text, forms, formIndex, packed, texts) {
     if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
     t += 2;
   };
-  return finishToolbox(box, forms, formIndex, attach);
+  // A button's form, disabledReason and notices: made together on the first read of any of them
+  // by `resolve` (Rust) from the schema, label and marker the button had when it was made.
+  const button = (b) => {
+    const schema = b.inputSchema, label = b.label, marker = JSON.stringify(b.marker);
+    let part;
+    const get = () => (part ??= resolve(schema, label, marker));
+    lazy(b, "form", () => (get()[0] === null ? null : JSON.parse(get()[0])));
+    lazy(b, "disabledReason", () => get()[1]);
+    lazy(b, "notices", () => JSON.parse(get()[2]));
+  };
+  const server = box.notices, buttons = box.buttons.slice();
+  finishToolbox(box, attach, button);
+  // The server's notices, then each button's (as parse_tool_list orders them).
+  lazy(box, "notices", () => server.concat(...buttons.map((b) => b.notices)));
+  return box;
 }
 // connect()'s toolbox (see `listed_toolbox_to_js`): schemas and forms parsed on first read.
 export function assembleListed(text, forms, formIndex, schemas) {
@@ -303,7 +281,10 @@ export function assembleListed(text, forms, formIndex, schemas) {
     const o = tool.outputSchema;
     if (o !== null) lazy(tool, "outputSchema", () => JSON.parse(schemas[o]));
   };
-  return finishToolbox(box, forms, formIndex, attach);
+  const button = (b, i) => {
+    if (formIndex[i] >= 0) lazy(b, "form", () => JSON.parse(forms[formIndex[i]]));
+  };
+  return finishToolbox(box, attach, button);
 }
 "#)]
 extern "C" {
@@ -316,19 +297,18 @@ extern "C" {
     /// `target[key]`: `Array.from(values)`, built on first read.
     #[wasm_bindgen(js_name = lazyNumbers)]
     fn lazy_numbers(target: &Object, key: &str, values: &JsValue);
-    /// `{text, schemas: string[], holders: object[], descriptions: unknown[]}` (see above), or
-    /// `null`.
+    /// `{text, holders: object[], descriptions: unknown[]}` (see above), or `null`.
     #[wasm_bindgen(js_name = packTools)]
     fn pack_tools(list: &JsValue) -> JsValue;
-    /// The toolbox object: `text` parsed, forms and the host's schemas attached, the texts
-    /// `texts` names restored, `ok: true`.
+    /// The toolbox object: `text` parsed, the host's schemas attached, the texts `texts` names
+    /// restored, each button's form, disabled reason and notices (and so the toolbox's notices)
+    /// made by `resolve` ([`deferred_part`]) on first read, `ok: true`.
     #[wasm_bindgen(js_name = assembleToolbox)]
     fn assemble_toolbox(
         text: &str,
-        forms: &Array,
-        form_index: &Int32Array,
         packed: &JsValue,
         texts: &Int32Array,
+        resolve: &JsValue,
     ) -> JsValue;
     /// connect()'s toolbox object: `text` parsed; each tool's `inputSchema` / `outputSchema`
     /// (an index into `schemas`) and each button's form (`formIndex` into `forms`) parsed on
@@ -803,90 +783,141 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 
 // §3 parseToolList without moving every tool definition into wasm and back (issue 15). The
 // host's tools/list crosses as one JSON text with each tool's `inputSchema` and `outputSchema`
-// taken out: a tool carries `inputSchema: [holder, schema]` instead, `holder` its index among the
-// host's tool objects and `schema` the index of its schema's JSON text among the distinct ones
-// (−1 when JSON has no value for it; a schema object met again in the same list is not
-// stringified again). Rust reads each distinct schema at most once (and not at all when its text
-// is cached) and classifies the tools with the one `discovery` code. The toolbox comes back as
-// JSON text without forms and schemas, and without the descriptions JavaScript already has (the
-// host's text when plain text leaves it unchanged, a tooltip that begins the description: see
-// `leave_host_texts`); each distinct form crosses once as
-// text, and a button's `form` is parsed from it on first read (a lazy property as above: a fresh
-// object per button); `inputSchema` / `outputSchema` are the host's own objects. Tool objects at
-// the places `discovery` reads tools from are copied shallowly; anything that is not a plain
-// object there (a class instance, a `toJSON`), or that `JSON.stringify` refuses (a cycle, a
-// `BigInt`), makes `packTools` return `null`: the caller then takes the list the general way.
-// The JavaScript half (`packTools`, `assembleToolbox`) is in the lazy-property snippet above.
+// taken out: a tool carries `inputSchema: holder` instead, its index among the host's tool
+// objects. Rust classifies the tools with the one `discovery` code without reading any schema
+// (the buttons' schema parts are deferred). The toolbox comes back as JSON text without forms and
+// schemas, and without the descriptions JavaScript already has (the host's text when plain text
+// leaves it unchanged, a tooltip that begins the description: see `leave_host_texts`).
+// `inputSchema` / `outputSchema` are the host's own objects. A button's `form`, `disabledReason`
+// and `notices` (and the toolbox's `notices`) are lazy properties as above: on the first read of
+// any of them, the button's schema is stringified and crosses once ([`deferred_part`]; the shared
+// cache finds it by its text, so a schema seen before is neither parsed nor compiled again), and
+// its form, made once per distinct schema, crosses as text and is parsed for this button (a
+// fresh object per button). Tool objects at the places `discovery` reads tools from are copied
+// shallowly; anything that is not a plain object there (a class instance, a `toJSON`), or that
+// `JSON.stringify` refuses (a cycle, a `BigInt`), makes `packTools` return `null`: the caller
+// then takes the list the general way. The JavaScript half (`packTools`, `assembleToolbox`) is
+// in the lazy-property snippet above.
 
-/// The schemas of a packed tools/list: `inputSchema: [holder, schema]` in each definition.
-struct PackedSchemas {
-    texts: Array,
-    entries: Vec<Option<Option<Compiled>>>,
-    unreadable: bool,
-}
+/// The schemas of a packed tools/list: `inputSchema: holder` in each definition; discovery
+/// leaves every button's schema part to [`deferred_part`].
+struct HostSchemas;
 
-impl ToolSchemas for PackedSchemas {
+impl ToolSchemas for HostSchemas {
     fn carried(&mut self, definition: &serde_json::Map<String, Value>) -> Value {
         definition
             .get("inputSchema")
-            .and_then(|r| r.get(0))
             .cloned()
             .unwrap_or(Value::Null)
     }
 
-    fn entry(&mut self, definition: &serde_json::Map<String, Value>) -> Option<Compiled> {
-        let k = definition.get("inputSchema")?.get(1)?.as_u64()? as usize;
-        if let Some(known) = self.entries.get(k)? {
-            return known.clone();
-        }
-        let text = self.texts.get(k as u32).as_string().unwrap_or_default();
-        // `JSON.stringify` wrote the text: it is an object exactly when it starts with `{`.
-        let entry = if text.starts_with('{') {
-            let entry = schema_entry_for_text(&text);
-            self.unreadable |= entry.is_none();
-            entry
-        } else {
-            None
-        };
-        self.entries[k] = Some(entry.clone());
-        entry
+    fn entry(&mut self, _definition: &serde_json::Map<String, Value>) -> Option<Compiled> {
+        None
     }
+
+    fn deferred(&self) -> bool {
+        true
+    }
+}
+
+/// The cache entry of a host's `inputSchema` value: found by its JSON text (`JSON.stringify`
+/// wrote it, so it is an object exactly when it starts with `{`); a value that text does not
+/// carry or `serde_json` does not read (a `BigInt`, a cycle, nesting beyond serde_json's limit)
+/// goes the general way ([`from_js_json`]). `Ok(None)`: not an object (no input schema);
+/// `Err`: not readable at all.
+fn host_schema_entry(schema: &JsValue) -> Result<Option<Compiled>, String> {
+    let text = js_sys::JSON::stringify(schema)
+        .ok()
+        .and_then(|t| t.as_string());
+    if let Some(text) = &text {
+        if !text.starts_with('{') {
+            return Ok(None);
+        }
+        if let Some(entry) = schema_entry_for_text(text) {
+            return Ok(Some(entry));
+        }
+    }
+    let value: Value = from_js_json(schema.clone(), "inputSchema").map_err(|e| {
+        JsValue::from(e)
+            .dyn_into::<js_sys::Error>()
+            .map(|e| String::from(e.message()))
+            .unwrap_or_default()
+    })?;
+    Ok(value
+        .is_object()
+        .then(|| crate::contract::validate::schema_entry(&value)))
+}
+
+/// §3/§4 a deferred button's schema part ([`discovery::schema_part`]), for the first read of its
+/// `form`, `disabledReason` or `notices`: `[form JSON text | null, disabledReason | null,
+/// notices JSON text]`. `schema` is the host's `inputSchema`, `label` and `marker` (JSON text)
+/// the button's as made.
+fn deferred_part(schema: JsValue, label: String, marker: String) -> Array {
+    let part = match serde_json::from_str::<Marker>(&marker) {
+        Ok(marker) => match host_schema_entry(&schema) {
+            Ok(entry) => {
+                let part = discovery::schema_part(entry.as_deref(), &label, &marker);
+                let form = match (&part.disabled_reason, &entry) {
+                    (None, Some(e)) => e.form_json().map(JsValue::from_str),
+                    _ => None,
+                };
+                Ok((form, part))
+            }
+            Err(why) => Err(format!("the input schema cannot be read: {why}")),
+        },
+        Err(_) => Err("the button's marker cannot be read".to_string()),
+    };
+    let (form, part) = part.unwrap_or_else(|why| {
+        let reason =
+            crate::contract::text::one_line(&format!("Builder cannot build a form: {why}"));
+        (
+            None,
+            discovery::SchemaPart {
+                disabled_reason: Some(reason),
+                notices: Vec::new(),
+            },
+        )
+    });
+    let notices = serde_json::to_string(&part.notices).unwrap_or_else(|_| "[]".to_string());
+    Array::of3(
+        &form.unwrap_or(JsValue::NULL),
+        &part
+            .disabled_reason
+            .map_or(JsValue::NULL, |r| JsValue::from_str(&r)),
+        &JsValue::from_str(&notices),
+    )
+}
+
+thread_local! {
+    /// [`deferred_part`] as a JavaScript function, made once for every toolbox.
+    static RESOLVE: Closure<dyn Fn(JsValue, String, String) -> Array> =
+        Closure::new(deferred_part);
 }
 
 /// §3: `parseToolList` of a JavaScript tools/list the fast way (see above): `Some(Ok(toolbox))`,
 /// `Some(Err(why))` when the list is not a tool list, `None` when the list must be taken the
-/// general way (`from_js_json` → [`discovery::parse_tool_list`]).
+/// general way (`from_js_json` → [`discovery::parse_tool_list`]). No schema is read here: each
+/// button's form, disabled reason and notices are made on their first read ([`deferred_part`]).
 pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result<JsValue, String>> {
     let packed = pack_tools(list);
     if packed.is_null() {
         return None;
     }
     let text = get(&packed, "text").as_string()?;
-    let texts: Array = get(&packed, "schemas").dyn_into().ok()?;
     let reduced: Value = serde_json::from_str(&text).ok()?;
-    let mut schemas = PackedSchemas {
-        entries: vec![None; texts.length() as usize],
-        texts,
-        unreadable: false,
-    };
-    let (toolbox, entries) =
-        match discovery::parse_tool_list_with(&reduced, server_id, &mut schemas) {
+    let (mut toolbox, _) =
+        match discovery::parse_tool_list_with(&reduced, server_id, &mut HostSchemas) {
             Ok(done) => done,
             Err(error) => return Some(Err(error)),
         };
-    if schemas.unreadable {
-        return None;
-    }
-    let (forms, form_index) = distinct_forms(&entries)?;
-    let mut toolbox = toolbox;
     let texts = leave_host_texts(&reduced, &mut toolbox);
     let text = serde_json::to_string(&toolbox).ok()?;
+    let resolve = RESOLVE.with(|r| r.as_ref().clone());
     Some(Ok(assemble_toolbox(
         &text,
-        &forms,
-        &Int32Array::from(&form_index[..]),
         &packed,
         &Int32Array::from(&texts[..]),
+        &resolve,
     )))
 }
 
@@ -1002,7 +1033,7 @@ fn leave_host_texts<'a>(reduced: &'a Value, toolbox: &mut discovery::Toolbox) ->
     let mut descriptions: Vec<Option<&'a str>> = Vec::new();
     let mut record = |item: &'a Value| {
         let Value::Object(object) = item else { return };
-        let holder = object.get("inputSchema").and_then(|r| r.get(0));
+        let holder = object.get("inputSchema");
         if let Some(h) = holder.and_then(Value::as_u64).map(|h| h as usize) {
             if descriptions.len() <= h {
                 descriptions.resize(h + 1, None);
