@@ -804,14 +804,11 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 struct HostSchemas;
 
 impl ToolSchemas for HostSchemas {
-    fn carried(&mut self, definition: &serde_json::Map<String, Value>) -> Value {
-        definition
-            .get("inputSchema")
-            .cloned()
-            .unwrap_or(Value::Null)
+    fn carried(&mut self, input_schema: Option<&Value>) -> Value {
+        input_schema.cloned().unwrap_or(Value::Null)
     }
 
-    fn entry(&mut self, _definition: &serde_json::Map<String, Value>) -> Option<Compiled> {
+    fn entry(&mut self, _input_schema: Option<&Value>) -> Option<Compiled> {
         None
     }
 
@@ -904,13 +901,23 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
         return None;
     }
     let text = get(&packed, "text").as_string()?;
-    let reduced: Value = serde_json::from_str(&text).ok()?;
+    // The host's descriptions by holder (`inputSchema: holder` in each definition read).
+    let mut descriptions: Vec<Option<String>> = Vec::new();
+    let record = |definition: &dyn discovery::ToolDefinition| {
+        let holder = definition.input_schema().and_then(Value::as_u64);
+        if let Some(h) = holder.map(|h| h as usize) {
+            if descriptions.len() <= h {
+                descriptions.resize(h + 1, None);
+            }
+            descriptions[h] = definition.description().map(str::to_string);
+        }
+    };
     let (mut toolbox, _) =
-        match discovery::parse_tool_list_with(&reduced, server_id, &mut HostSchemas) {
+        match discovery::parse_tool_list_text(&text, server_id, &mut HostSchemas, record)? {
             Ok(done) => done,
             Err(error) => return Some(Err(error)),
         };
-    let texts = leave_host_texts(&reduced, &mut toolbox);
+    let texts = leave_host_texts(&descriptions, &mut toolbox);
     let text = serde_json::to_string(&toolbox).ok()?;
     let resolve = RESOLVE.with(|r| r.as_ref().clone());
     Some(Ok(assemble_toolbox(
@@ -1027,41 +1034,12 @@ pub fn listed_toolbox_to_js(
 /// for each button and then each plain tool, `[1 when the description is the host's, else 0;
 /// the tooltip's length in UTF-16 units when it begins the description, else −1]`; the emptied
 /// texts are put back by `assembleToolbox` (same strings, fewer bytes through JSON).
-fn leave_host_texts<'a>(reduced: &'a Value, toolbox: &mut discovery::Toolbox) -> Vec<i32> {
-    // The host's descriptions by holder, read where `packTools` put holders: the objects among
-    // the root's `tools`, or among a root list's items and their `tools`.
-    let mut descriptions: Vec<Option<&'a str>> = Vec::new();
-    let mut record = |item: &'a Value| {
-        let Value::Object(object) = item else { return };
-        let holder = object.get("inputSchema");
-        if let Some(h) = holder.and_then(Value::as_u64).map(|h| h as usize) {
-            if descriptions.len() <= h {
-                descriptions.resize(h + 1, None);
-            }
-            descriptions[h] = object.get("description").and_then(Value::as_str);
-        }
-    };
-    match reduced {
-        Value::Object(root) => {
-            if let Some(Value::Array(tools)) = root.get("tools") {
-                tools.iter().for_each(&mut record);
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                record(item);
-                if let Some(Value::Array(tools)) = item.get("tools").filter(|_| item.is_object()) {
-                    tools.iter().for_each(&mut record);
-                }
-            }
-        }
-        _ => {}
-    }
+fn leave_host_texts(descriptions: &[Option<String>], toolbox: &mut discovery::Toolbox) -> Vec<i32> {
     let mut flags = Vec::new();
     let mut leave = |holder: &Value, description: &mut String, tooltip: &mut String| {
         let host = holder
             .as_u64()
-            .and_then(|h| descriptions.get(h as usize).copied().flatten());
+            .and_then(|h| descriptions.get(h as usize)?.as_deref());
         let from_host = !description.is_empty() && host == Some(description.as_str());
         let prefix = (!tooltip.is_empty() && description.starts_with(tooltip.as_str()))
             .then(|| tooltip.encode_utf16().count() as i32);
