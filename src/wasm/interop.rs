@@ -244,6 +244,35 @@ function finishToolbox(box, attach, button) {
   box.ok = true;
   return box;
 }
+// A deferred button's form, disabledReason and notices: made together on the first read of any of
+// them by `resolve` (Rust) from the schema, label and marker the button had when it was made. The
+// same as `lazy` (an ordinary data property once read; on a frozen button the one value built),
+// with accessors shared by every button and the state in a non-enumerable symbol property, so a
+// toolbox costs no closures per button (and its buttons share their shapes).
+const DEFERRED = Symbol("deferred");
+const deferredProperty = (key, build) => ({
+  get() {
+    const s = this[DEFERRED];
+    if (s[key] === undefined) s[key] = build((s.part ??= s.resolve(s.schema, s.label, s.marker)));
+    if (Object.getOwnPropertyDescriptor(this, key)?.configurable) {
+      Object.defineProperty(this, key, { value: s[key], writable: true, enumerable: true, configurable: true });
+    }
+    return s[key];
+  },
+  set(next) {
+    if (!Object.getOwnPropertyDescriptor(this, key)?.configurable) {
+      throw new TypeError(`Cannot assign to read only property '${key}' of object`);
+    }
+    Object.defineProperty(this, key, { value: next, writable: true, enumerable: true, configurable: true });
+  },
+  enumerable: true,
+  configurable: true,
+});
+const deferredProperties = {
+  form: deferredProperty("form", (p) => (p[0] === null ? null : JSON.parse(p[0]))),
+  disabledReason: deferredProperty("disabledReason", (p) => p[1]),
+  notices: deferredProperty("notices", (p) => JSON.parse(p[2])),
+};
 export function assembleToolbox(text, packed, texts, resolve) {
   const { holders, descriptions } = packed;
   const box = JSON.parse(text);
@@ -256,15 +285,11 @@ export function assembleToolbox(text, packed, texts, resolve) {
     if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
     t += 2;
   };
-  // A button's form, disabledReason and notices: made together on the first read of any of them
-  // by `resolve` (Rust) from the schema, label and marker the button had when it was made.
   const button = (b) => {
-    const schema = b.inputSchema, label = b.label, marker = JSON.stringify(b.marker);
-    let part;
-    const get = () => (part ??= resolve(schema, label, marker));
-    lazy(b, "form", () => (get()[0] === null ? null : JSON.parse(get()[0])));
-    lazy(b, "disabledReason", () => get()[1]);
-    lazy(b, "notices", () => JSON.parse(get()[2]));
+    const state = { resolve, schema: b.inputSchema, label: b.label, marker: JSON.stringify(b.marker),
+      part: undefined, form: undefined, disabledReason: undefined, notices: undefined };
+    Object.defineProperty(b, DEFERRED, { value: state });
+    Object.defineProperties(b, deferredProperties);
   };
   const server = box.notices, buttons = box.buttons.slice();
   finishToolbox(box, attach, button);
