@@ -625,3 +625,22 @@ fn typed_reading_of_the_text_equals_the_value_reading() {
         "not JSON"
     );
 }
+
+#[test]
+fn a_schema_entry_is_found_again_by_its_serial() {
+    use megane_builder_client::contract::validate::{schema_entry, schema_entry_by_serial};
+    let a = schema_entry(
+        &json!({"type": "object", "properties": {"n": {"type": "integer"}}, "$comment": "serial a"}),
+    );
+    let b = schema_entry(&json!({"$comment": "serial b", "type": "object"}));
+    // Key order does not matter: the same canonical schema has the same entry and serial.
+    let a2 = schema_entry(
+        &json!({"$comment": "serial a", "properties": {"n": {"type": "integer"}}, "type": "object"}),
+    );
+    assert_eq!(a.serial(), a2.serial());
+    assert_ne!(a.serial(), b.serial());
+    assert_ne!(a.serial(), 0);
+    let found = schema_entry_by_serial(a.serial()).expect("the entry is cached");
+    assert!(std::sync::Arc::ptr_eq(&found, &a));
+    assert!(schema_entry_by_serial(u64::MAX).is_none());
+}

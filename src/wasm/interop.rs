@@ -248,12 +248,26 @@ function finishToolbox(box, attach, button) {
 // them by `resolve` (Rust) from the schema, label and marker the button had when it was made. The
 // same as `lazy` (an ordinary data property once read; on a frozen button the one value built),
 // with accessors shared by every button and the state in a non-enumerable symbol property, so a
-// toolbox costs no closures per button (and its buttons share their shapes).
+// toolbox costs no closures per button (and its buttons share their shapes). The buttons of one
+// toolbox share `seen`: schema text → the serial of its cache entry and its form's text, so a
+// schema whose text an earlier button sent is named by its serial and its form text comes back
+// once (see `deferred_part`).
 const DEFERRED = Symbol("deferred");
+const resolvePart = (s) => {
+  let text;
+  try {
+    text = JSON.stringify(s.schema);
+  } catch {}
+  const known = typeof text === "string" ? s.seen.get(text) : undefined;
+  const p = s.resolve(known === undefined ? text : known.serial, s.schema, s.label, s.marker);
+  if (p[1] === true) p[1] = known.form;
+  else if (p[0] !== null && typeof text === "string") s.seen.set(text, { serial: p[0], form: p[1] });
+  return p;
+};
 const deferredProperty = (key, build) => ({
   get() {
     const s = this[DEFERRED];
-    if (s[key] === undefined) s[key] = build((s.part ??= s.resolve(s.schema, s.label, s.marker)));
+    if (s[key] === undefined) s[key] = build((s.part ??= resolvePart(s)));
     if (Object.getOwnPropertyDescriptor(this, key)?.configurable) {
       Object.defineProperty(this, key, { value: s[key], writable: true, enumerable: true, configurable: true });
     }
@@ -269,9 +283,9 @@ const deferredProperty = (key, build) => ({
   configurable: true,
 });
 const deferredProperties = {
-  form: deferredProperty("form", (p) => (p[0] === null ? null : JSON.parse(p[0]))),
-  disabledReason: deferredProperty("disabledReason", (p) => p[1]),
-  notices: deferredProperty("notices", (p) => JSON.parse(p[2])),
+  form: deferredProperty("form", (p) => (p[1] === null ? null : JSON.parse(p[1]))),
+  disabledReason: deferredProperty("disabledReason", (p) => p[2]),
+  notices: deferredProperty("notices", (p) => JSON.parse(p[3])),
 };
 export function assembleToolbox(box, packed, texts, resolve) {
   const { holders, descriptions } = packed;
@@ -284,8 +298,9 @@ export function assembleToolbox(box, packed, texts, resolve) {
     if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
     t += 2;
   };
+  const seen = new Map();
   const button = (b) => {
-    const state = { resolve, schema: b.inputSchema, label: b.label, marker: JSON.stringify(b.marker),
+    const state = { resolve, seen, schema: b.inputSchema, label: b.label, marker: JSON.stringify(b.marker),
       part: undefined, form: undefined, disabledReason: undefined, notices: undefined };
     Object.defineProperty(b, DEFERRED, { value: state });
     Object.defineProperties(b, deferredProperties);
@@ -815,9 +830,11 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 // `leave_host_texts`).
 // `inputSchema` / `outputSchema` are the host's own objects. A button's `form`, `disabledReason`
 // and `notices` (and the toolbox's `notices`) are lazy properties as above: on the first read of
-// any of them, the button's schema is stringified and crosses once ([`deferred_part`]; the shared
-// cache finds it by its text, so a schema seen before is neither parsed nor compiled again), and
-// its form, made once per distinct schema, crosses as text and is parsed for this button (a
+// any of them, the button's schema is stringified ([`deferred_part`]; the shared cache finds it by
+// its text, so a schema seen before is neither parsed nor compiled again). Within one toolbox a
+// distinct schema text crosses into wasm, and its form (made once per distinct schema) crosses
+// back as text, once: a later button with the same text sends the cache entry's serial instead
+// and gets only its own disabled reason and notices. The form text is parsed for each button (a
 // fresh object per button). Tool objects at the places `discovery` reads tools from are copied
 // shallowly; anything that is not a plain object there (a class instance, a `toJSON`), or that
 // `JSON.stringify` refuses (a cycle, a `BigInt`), makes `packTools` return `null`: the caller
@@ -842,15 +859,12 @@ impl ToolSchemas for HostSchemas {
     }
 }
 
-/// The cache entry of a host's `inputSchema` value: found by its JSON text (`JSON.stringify`
-/// wrote it, so it is an object exactly when it starts with `{`); a value that text does not
-/// carry or `serde_json` does not read (a `BigInt`, a cycle, nesting beyond serde_json's limit)
-/// goes the general way ([`from_js_json`]). `Ok(None)`: not an object (no input schema);
-/// `Err`: not readable at all.
-fn host_schema_entry(schema: &JsValue) -> Result<Option<Compiled>, String> {
-    let text = js_sys::JSON::stringify(schema)
-        .ok()
-        .and_then(|t| t.as_string());
+/// The cache entry of a host's `inputSchema` value: found by its JSON text `text` (the page's
+/// `JSON.stringify` wrote it, so it is an object exactly when it starts with `{`); a value that
+/// text does not carry (`None`: a `BigInt`, a cycle) or `serde_json` does not read (nesting
+/// beyond serde_json's limit) goes the general way ([`from_js_json`]). `Ok(None)`: not an object
+/// (no input schema); `Err`: not readable at all.
+fn host_schema_entry(text: Option<String>, schema: &JsValue) -> Result<Option<Compiled>, String> {
     if let Some(text) = &text {
         if !text.starts_with('{') {
             return Ok(None);
@@ -871,16 +885,47 @@ fn host_schema_entry(schema: &JsValue) -> Result<Option<Compiled>, String> {
 }
 
 /// §3/§4 a deferred button's schema part ([`discovery::schema_part`]), for the first read of its
-/// `form`, `disabledReason` or `notices`: `[form JSON text | null, disabledReason | null,
-/// notices JSON text]`. `schema` is the host's `inputSchema`, `label` and `marker` (JSON text)
-/// the button's as made.
-fn deferred_part(schema: JsValue, label: String, marker: String) -> Array {
+/// `form`, `disabledReason` or `notices`: `[serial | null, form, disabledReason | null, notices
+/// JSON text]`. `key` is the schema's JSON text as the page's `JSON.stringify` wrote it
+/// (`undefined` when it wrote none), or the serial number ([`SchemaEntry::serial`]) of the cache
+/// entry an earlier button of the same toolbox with that text was given together with its form
+/// text; `schema` is the host's `inputSchema`, `label` and `marker` (JSON text) the button's as
+/// made. `form` is the form's JSON text, `null` (no form), or `true`: the form of the entry
+/// `key` named, whose text the page has (so one distinct schema's text crosses in, and its form
+/// crosses out, once per toolbox). `serial` is given with a form's text.
+///
+/// [`SchemaEntry::serial`]: crate::contract::validate::SchemaEntry::serial
+fn deferred_part(key: JsValue, schema: JsValue, label: String, marker: String) -> Array {
+    let known = key
+        .as_f64()
+        .and_then(|n| crate::contract::validate::schema_entry_by_serial(n as u64));
+    let by_serial = known.is_some();
+    let entry = match known {
+        Some(entry) => Ok(Some(entry)),
+        // A text, or a serial whose entry the cache dropped meanwhile: look the schema up again.
+        None => {
+            let text = match key.as_string() {
+                Some(text) => Some(text),
+                None if key.as_f64().is_some() => js_sys::JSON::stringify(&schema)
+                    .ok()
+                    .and_then(|t| t.as_string()),
+                None => None,
+            };
+            host_schema_entry(text, &schema)
+        }
+    };
     let part = match serde_json::from_str::<Marker>(&marker) {
-        Ok(marker) => match host_schema_entry(&schema) {
+        Ok(marker) => match entry {
             Ok(entry) => {
                 let part = discovery::schema_part(entry.as_deref(), &label, &marker);
                 let form = match (&part.disabled_reason, &entry) {
-                    (None, Some(e)) => e.form_json().map(JsValue::from_str),
+                    (None, Some(e)) => e.form_json().map(|text| {
+                        if by_serial {
+                            (JsValue::NULL, JsValue::TRUE)
+                        } else {
+                            (JsValue::from(e.serial() as f64), JsValue::from_str(text))
+                        }
+                    }),
                     _ => None,
                 };
                 Ok((form, part))
@@ -901,18 +946,22 @@ fn deferred_part(schema: JsValue, label: String, marker: String) -> Array {
         )
     });
     let notices = serde_json::to_string(&part.notices).unwrap_or_else(|_| "[]".to_string());
-    Array::of3(
-        &form.unwrap_or(JsValue::NULL),
-        &part
-            .disabled_reason
+    let (serial, form) = form.unwrap_or((JsValue::NULL, JsValue::NULL));
+    let out = Array::new_with_length(4);
+    out.set(0, serial);
+    out.set(1, form);
+    out.set(
+        2,
+        part.disabled_reason
             .map_or(JsValue::NULL, |r| JsValue::from_str(&r)),
-        &JsValue::from_str(&notices),
-    )
+    );
+    out.set(3, JsValue::from_str(&notices));
+    out
 }
 
 thread_local! {
     /// [`deferred_part`] as a JavaScript function, made once for every toolbox.
-    static RESOLVE: Closure<dyn Fn(JsValue, String, String) -> Array> =
+    static RESOLVE: Closure<dyn Fn(JsValue, JsValue, String, String) -> Array> =
         Closure::new(deferred_part);
 }
 
