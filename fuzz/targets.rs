@@ -7,7 +7,9 @@
 
 use megane_builder_client::chem::molblock::{parse_molblock, write_molblock};
 use megane_builder_client::contract::apply::plan_apply;
-use megane_builder_client::contract::discovery::parse_tool_list;
+use megane_builder_client::contract::discovery::{
+    parse_tool_list, parse_tool_list_text, parse_tool_list_with, SentSchemas,
+};
 use megane_builder_client::contract::launch::parse_launch_fragment;
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
 use megane_builder_client::contract::result::{
@@ -267,6 +269,30 @@ fn context() -> FormContext {
     }
 }
 
+/// The length of the `NUL` + form values part of a discovery input (0 when none).
+fn values_len(data: &[u8]) -> usize {
+    data.iter()
+        .position(|&b| b == 0)
+        .map_or(0, |i| data.len() - i)
+}
+
+/// The typed reading of the list's text (the page's parseToolList) classifies it exactly as the
+/// `Value` reading does: the same toolbox, or the same refusal.
+fn same_by_text(text: &[u8], list: &Value) {
+    let text = std::str::from_utf8(text).expect("serde_json read it, so it is UTF-8");
+    let by_value = parse_tool_list_with(list, Some("fuzz"), &mut SentSchemas);
+    let by_text = parse_tool_list_text(text, Some("fuzz"), &mut SentSchemas, |_| {})
+        .expect("the text is JSON serde_json reads");
+    match (by_value, by_text) {
+        (Ok((a, ea)), Ok((b, eb))) => {
+            assert_eq!(a, b, "typed reading differs");
+            assert_eq!(ea.len(), eb.len());
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        (a, b) => panic!("typed reading differs: {:?} vs {:?}", a.err(), b.err()),
+    }
+}
+
 /// tools/list → forms → initial values → buildArguments (which validates against the input
 /// schema). The input is a JSON tool list, optionally followed by a NUL byte and JSON form values.
 pub fn discovery(data: &[u8]) {
@@ -278,6 +304,7 @@ pub fn discovery(data: &[u8]) {
         return;
     };
     let values: Option<Value> = values.and_then(|v| serde_json::from_slice(v).ok());
+    same_by_text(&data[..data.len() - values_len(data)], &list);
     let toolbox = match parse_tool_list(&list, Some("fuzz")) {
         Ok(t) => t,
         Err(e) => return assert_one_line("parse_tool_list", &e),

@@ -475,3 +475,172 @@ fn restored_forms_equal_parse_tool_list() {
         assert_eq!(toolbox, expected, "{name}");
     }
 }
+
+/// The deferred way (parseToolList in the page: buttons first, each button's form, disabled
+/// reason and notices when first read) gives, once completed, the toolbox `parse_tool_list`
+/// makes, on every recorded list and on lists with disabled buttons, notices and hidden tools.
+#[test]
+fn deferred_schema_parts_equal_parse_tool_list() {
+    use megane_builder_client::contract::discovery::{
+        complete_deferred, parse_tool_list_with, ToolSchemas,
+    };
+    use megane_builder_client::contract::validate::Compiled;
+    struct Deferred;
+    impl ToolSchemas for Deferred {
+        fn carried(&mut self, input_schema: Option<&Value>) -> Value {
+            input_schema.cloned().unwrap_or(Value::Null)
+        }
+        fn entry(&mut self, _: Option<&Value>) -> Option<Compiled> {
+            panic!("a deferred toolbox reads no schema")
+        }
+        fn deferred(&self) -> bool {
+            true
+        }
+    }
+    let mut broken = tool("broken", good_marker());
+    broken["inputSchema"] =
+        json!({"type": "object", "properties": {"x": {"type": ["string", "integer"]}}});
+    let mut bad_pattern = tool("bad-pattern", good_marker());
+    bad_pattern["inputSchema"] =
+        json!({"type": "object", "properties": {"x": {"type": "string", "pattern": "(unclosed"}}});
+    let mut no_schema = tool("no-schema", good_marker());
+    no_schema.as_object_mut().unwrap().remove("inputSchema");
+    let mut stochastic = tool(
+        "stochastic",
+        json!({"contract": 1, "apply": "insert", "stochastic": true}),
+    );
+    stochastic["inputSchema"] = json!({"type": "object", "properties": {"n": {"type": "integer"}}});
+    let v2 = tool("v2", json!({"contract": 2, "apply": "new_document"}));
+    let mut lists = recorded_tool_lists();
+    lists.push((
+        "disabled".into(),
+        json!([
+            v2,
+            tool("fine", good_marker()),
+            broken,
+            bad_pattern,
+            no_schema,
+            stochastic
+        ]),
+    ));
+    for (name, list) in lists {
+        let expected = parse_tool_list(&list, Some("s")).unwrap();
+        let (mut toolbox, entries) = parse_tool_list_with(&list, Some("s"), &mut Deferred).unwrap();
+        assert!(entries.iter().all(Option::is_none), "{name}");
+        assert!(
+            toolbox
+                .buttons
+                .iter()
+                .all(|b| b.form.is_none() && b.disabled_reason.is_none() && b.notices.is_empty()),
+            "{name}"
+        );
+        complete_deferred(&mut toolbox);
+        assert_eq!(toolbox, expected, "{name}");
+    }
+}
+
+/// The typed reading of a tools/list text (parseToolList in the page) gives the toolbox the
+/// `Value` reading gives, on every recorded list and on texts that test its reading: items that
+/// are not objects, pages, keys written with escapes, duplicate keys (the last counts), values of
+/// the wrong type where text or an object is read, `null` schemas, and refusals.
+#[test]
+fn typed_reading_of_the_text_equals_the_value_reading() {
+    use megane_builder_client::contract::discovery::{
+        parse_tool_list_text, parse_tool_list_with, SentSchemas,
+    };
+    let marker = r#"{"io.github.megane-labs/builder": {"contract": 1, "apply": "new_document", "category": "bulk"}}"#;
+    let schema = r#"{"type": "object", "properties": {"n": {"type": "integer"}}}"#;
+    let mut texts: Vec<(String, String)> = recorded_tool_lists()
+        .into_iter()
+        .map(|(name, list)| (name, serde_json::to_string_pretty(&list).unwrap()))
+        .collect();
+    let tools = format!(
+        r#"[
+        {{"name": "a", "title": 5, "annotations": {{"title": "  From \u0061nnotations "}}, "_meta": {marker}, "inputSchema": {schema}}},
+        {{"n\u0061me": "escaped-key", "description": "Line one.\nTwo \u00e9", "_meta": {marker}, "inputSchema": {schema}, "outputSchema": null}},
+        {{"name": "dup", "name": "dup-last", "title": "x", "title": null, "_meta": {marker}, "inputSchema": null}},
+        {{"name": "meta-list", "_meta": [1, 2], "annotations": "no", "icons": {{"src": "data:image/png;base64,AA"}}}},
+        {{"name": "meta-null", "_meta": null, "description": ["not", "text"], "inputSchema": 3}},
+        {{"name": "icon", "_meta": {marker}, "icons": [{{"src": "data:image/png;base64,AA"}}, 7], "inputSchema": {schema}}},
+        {{"name": "bad-marker", "_meta": {{"io.github.megane-labs/builder": [true]}}}},
+        {{"name": 12}}, {{"title": "no name"}}, {{"name": ""}},
+        {{"name": "nested", "tools": [{{"name": "inner"}}], "_meta": {{"x": {{"deep": [[[]]]}}}}}},
+        42, null, "text", [1, {{"name": "in-array"}}], true, 1.5e300
+    ]"#
+    );
+    texts.push(("tools".into(), tools.clone()));
+    texts.push((
+        "object".into(),
+        format!(r#"{{"nextCursor": "c", "tools": {tools}}}"#),
+    ));
+    texts.push((
+        "pages".into(),
+        format!(r#"[{{"tools": {tools}}}, {{"tools": [{{"name": "p2"}}], "nextCursor": null}}]"#),
+    ));
+    texts.push((
+        "dup-tools".into(),
+        format!(r#"{{"tools": 1, "tools": {tools}}}"#),
+    ));
+    for (name, text) in [
+        ("tools-not-list", r#"{"tools": {"name": "x"}}"#),
+        ("no-tools", r#"{"result": []}"#),
+        ("page-without-list", r#"[{"tools": []}, {"tools": null}]"#),
+        (
+            "not-pages",
+            r#"[{"tools": [], "name": "x"}, {"tools": []}]"#,
+        ),
+        ("scalar", "7"),
+        ("empty", "[]"),
+    ] {
+        texts.push((name.into(), text.into()));
+    }
+    for (name, text) in texts {
+        let list: Value = serde_json::from_str(&text).unwrap();
+        let by_value = parse_tool_list_with(&list, Some("s"), &mut SentSchemas);
+        let mut seen = Vec::new();
+        let by_text = parse_tool_list_text(&text, Some("s"), &mut SentSchemas, |d| {
+            seen.push(d.name().map(str::to_string))
+        })
+        .expect("JSON");
+        match (by_value, by_text) {
+            (Ok((a, ea)), Ok((b, eb))) => {
+                assert_eq!(a, b, "{name}");
+                assert_eq!(ea.len(), eb.len(), "{name}");
+                assert!(
+                    ea.iter().zip(&eb).all(|(x, y)| match (x, y) {
+                        (Some(x), Some(y)) => std::sync::Arc::ptr_eq(x, y),
+                        (None, None) => true,
+                        _ => false,
+                    }),
+                    "{name}"
+                );
+                assert!(!seen.is_empty() || a.names().next().is_none(), "{name}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a, b, "{name}"),
+            (a, b) => panic!("{name}: {:?} vs {:?}", a.err(), b.err()),
+        }
+    }
+    assert!(
+        parse_tool_list_text("{not json", None, &mut SentSchemas, |_| {}).is_none(),
+        "not JSON"
+    );
+}
+
+#[test]
+fn a_schema_entry_is_found_again_by_its_serial() {
+    use megane_builder_client::contract::validate::{schema_entry, schema_entry_by_serial};
+    let a = schema_entry(
+        &json!({"type": "object", "properties": {"n": {"type": "integer"}}, "$comment": "serial a"}),
+    );
+    let b = schema_entry(&json!({"$comment": "serial b", "type": "object"}));
+    // Key order does not matter: the same canonical schema has the same entry and serial.
+    let a2 = schema_entry(
+        &json!({"$comment": "serial a", "properties": {"n": {"type": "integer"}}, "type": "object"}),
+    );
+    assert_eq!(a.serial(), a2.serial());
+    assert_ne!(a.serial(), b.serial());
+    assert_ne!(a.serial(), 0);
+    let found = schema_entry_by_serial(a.serial()).expect("the entry is cached");
+    assert!(std::sync::Arc::ptr_eq(&found, &a));
+    assert!(schema_entry_by_serial(u64::MAX).is_none());
+}

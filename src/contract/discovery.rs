@@ -194,30 +194,39 @@ pub fn restore_forms(toolbox: &mut Toolbox) {
     }
 }
 
+/// A toolbox whose buttons' forms are left out, and each button's cache entry
+/// ([`parse_tool_list_with`]).
+pub type Discovered = (Toolbox, Vec<Option<Compiled>>);
+
 /// Where discovery finds each tool's `inputSchema` and what the toolbox carries for it.
 pub trait ToolSchemas {
-    /// The `inputSchema` the toolbox carries for this tool definition: the value as sent, or
-    /// a stand-in the caller replaces by the host's own object.
-    fn carried(&mut self, definition: &Map<String, Value>) -> Value;
-    /// The shared cache entry of the definition's `inputSchema` ([`super::validate`]), or `None`
+    /// The `inputSchema` the toolbox carries for a tool definition whose `inputSchema` is
+    /// `input_schema` (`None`: absent): the value as sent, or a stand-in the caller replaces by
+    /// the host's own object.
+    fn carried(&mut self, input_schema: Option<&Value>) -> Value;
+    /// The shared cache entry of a definition's `inputSchema` ([`super::validate`]), or `None`
     /// when it has none that is an object.
-    fn entry(&mut self, definition: &Map<String, Value>) -> Option<Compiled>;
+    fn entry(&mut self, input_schema: Option<&Value>) -> Option<Compiled>;
+    /// `true` when the buttons' schema parts ([`schema_part`]: form, disabled reason, notices)
+    /// are left to the caller, to be made when first needed: discovery then never calls
+    /// [`ToolSchemas::entry`], every button comes out with no disabled reason and no notices,
+    /// and the toolbox's notices are the server-level ones only ([`complete_deferred`] makes
+    /// the rest).
+    fn deferred(&self) -> bool {
+        false
+    }
 }
 
 /// The `inputSchema` values as they are in the definitions.
 pub struct SentSchemas;
 
 impl ToolSchemas for SentSchemas {
-    fn carried(&mut self, definition: &Map<String, Value>) -> Value {
-        definition
-            .get("inputSchema")
-            .cloned()
-            .unwrap_or(Value::Null)
+    fn carried(&mut self, input_schema: Option<&Value>) -> Value {
+        input_schema.cloned().unwrap_or(Value::Null)
     }
 
-    fn entry(&mut self, definition: &Map<String, Value>) -> Option<Compiled> {
-        definition
-            .get("inputSchema")
+    fn entry(&mut self, input_schema: Option<&Value>) -> Option<Compiled> {
+        input_schema
             .filter(|s| s.is_object())
             .map(super::validate::schema_entry)
     }
@@ -230,8 +239,40 @@ pub fn parse_tool_list_with(
     input: &Value,
     server_id: Option<&str>,
     schemas: &mut impl ToolSchemas,
-) -> Result<(Toolbox, Vec<Option<Compiled>>), String> {
-    let tools = collect_tools(input)?;
+) -> Result<Discovered, String> {
+    let tools = collect_tools(ListRoot::of_value(input))?;
+    toolbox_of(&tools, server_id, schemas)
+}
+
+/// [`parse_tool_list_with`] of a tools/list given as JSON text: read into typed borrowed
+/// definitions (only what [`ToolDefinition`] names is kept; no `Value` tree of the whole list),
+/// and classified by the same code. `each` sees every definition discovery reads, in order,
+/// before the toolbox is made. `None` when the text is not JSON (or nests deeper than
+/// `serde_json` reads), as [`Value`] parsing would refuse it.
+pub fn parse_tool_list_text(
+    text: &str,
+    server_id: Option<&str>,
+    schemas: &mut impl ToolSchemas,
+    mut each: impl FnMut(&dyn ToolDefinition),
+) -> Option<Result<Discovered, String>> {
+    let root: typed::Root = serde_json::from_str(text).ok()?;
+    let made = collect_tools(root.as_list_root()).and_then(|tools| {
+        for tool in &tools {
+            if let Some(definition) = tool.definition() {
+                each(definition);
+            }
+        }
+        toolbox_of(&tools, server_id, schemas)
+    });
+    Some(made)
+}
+
+/// §3: the toolbox of the tools `collect_tools` found, whatever holds their definitions.
+fn toolbox_of<I: ListItem>(
+    tools: &[&I],
+    server_id: Option<&str>,
+    schemas: &mut impl ToolSchemas,
+) -> Result<Discovered, String> {
     let mut toolbox = Toolbox {
         server_id: server_id.map(str::to_string),
         buttons: Vec::new(),
@@ -246,7 +287,7 @@ pub fn parse_tool_list_with(
     let mut seen_names: HashSet<String> = HashSet::new();
     let mut unsupported_versions: Vec<String> = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
-        let Some(definition) = tool.as_object() else {
+        let Some(definition) = tool.definition() else {
             toolbox.malformed.push(hidden(
                 format!("(tool #{})", index + 1),
                 None,
@@ -254,11 +295,7 @@ pub fn parse_tool_list_with(
             ));
             continue;
         };
-        let Some(name) = definition
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty())
-        else {
+        let Some(name) = definition.name().filter(|n| !n.is_empty()) else {
             toolbox.malformed.push(hidden(
                 format!("(tool #{})", index + 1),
                 None,
@@ -284,8 +321,8 @@ pub fn parse_tool_list_with(
                 toolbox.plain_tools.push(PlainTool {
                     tooltip: tooltip_of(&description),
                     description,
-                    input_schema: schemas.carried(definition),
-                    output_schema: definition.get("outputSchema").cloned(),
+                    input_schema: schemas.carried(definition.input_schema()),
+                    output_schema: definition.output_schema().cloned(),
                     name,
                     label,
                 })
@@ -313,12 +350,13 @@ pub fn parse_tool_list_with(
                     .push(hidden(name, Some(label), &reason));
             }
             MarkerRead::Ok(marker) => {
-                let entry = schemas.entry(definition);
-                let mut button = make_button(definition, name, label, marker, server_id, &entry);
-                button.input_schema = schemas.carried(definition);
+                let entry = (!schemas.deferred()).then(|| schemas.entry(definition.input_schema()));
+                let mut button =
+                    make_button(definition, name, label, marker, server_id, entry.as_ref());
+                button.input_schema = schemas.carried(definition.input_schema());
                 toolbox.notices.extend(button.notices.iter().cloned());
                 toolbox.buttons.push(button);
-                entries.push(entry.filter(|_| button_enabled(&toolbox)));
+                entries.push(entry.flatten().filter(|_| button_enabled(&toolbox)));
             }
         }
     }
@@ -349,23 +387,121 @@ fn button_enabled(toolbox: &Toolbox) -> bool {
         .is_some_and(|b| b.disabled_reason.is_none())
 }
 
-fn collect_tools(input: &Value) -> Result<Vec<&Value>, String> {
-    let tools: Vec<&Value> = match input {
-        Value::Object(result) => match result.get("tools") {
-            Some(Value::Array(tools)) => tools.iter().collect(),
-            Some(_) => return Err("the tools/list result's `tools` is not a list".to_string()),
+/// A tools/list's root as discovery walks it (§3): an object with its `tools` (`None`: absent;
+/// `Some(None)`: present but not a list), a list of items, or anything else.
+pub enum ListRoot<'a, I> {
+    Object(Option<Option<&'a [I]>>),
+    List(&'a [I]),
+    Other,
+}
+
+impl<'a> ListRoot<'a, Value> {
+    fn of_value(input: &'a Value) -> ListRoot<'a, Value> {
+        match input {
+            Value::Object(result) => ListRoot::Object(result.get("tools").map(value_list)),
+            Value::Array(items) => ListRoot::List(items),
+            _ => ListRoot::Other,
+        }
+    }
+}
+
+fn value_list(value: &Value) -> Option<&[Value]> {
+    value.as_array().map(Vec::as_slice)
+}
+
+/// An item of a tools/list (§3): a tool definition, or a result page with its own `tools`.
+pub trait ListItem {
+    /// The definition, when the item is an object.
+    type Definition: ToolDefinition;
+    fn definition(&self) -> Option<&Self::Definition>;
+    /// The item's `tools` (`None`: absent or not an object; `Some(None)`: present, not a list).
+    fn tools(&self) -> Option<Option<&[Self]>>
+    where
+        Self: Sized;
+    /// Whether the item is an object with a `name` (of any type).
+    fn has_name(&self) -> bool;
+}
+
+impl ListItem for Value {
+    type Definition = Map<String, Value>;
+    fn definition(&self) -> Option<&Map<String, Value>> {
+        self.as_object()
+    }
+    fn tools(&self) -> Option<Option<&[Value]>> {
+        self.get("tools").map(value_list)
+    }
+    fn has_name(&self) -> bool {
+        self.get("name").is_some()
+    }
+}
+
+/// What discovery reads of one tool definition (§3): a JSON object, or the typed reading of a
+/// tools/list text ([`parse_tool_list_text`]). Each is the value at that key as sent.
+pub trait ToolDefinition {
+    /// `name`, when it is text.
+    fn name(&self) -> Option<&str>;
+    /// `title`, when it is text.
+    fn title(&self) -> Option<&str>;
+    /// `annotations.title`, when `annotations` is an object whose `title` is text.
+    fn annotations_title(&self) -> Option<&str>;
+    /// `description`, when it is text.
+    fn description(&self) -> Option<&str>;
+    /// `_meta[MARKER_KEY]` (any JSON value), when `_meta` is an object that has it.
+    fn marker(&self) -> Option<&Value>;
+    /// `icons`, when it is a list.
+    fn icons(&self) -> Option<&[Value]>;
+    /// `inputSchema` (any JSON value), when present.
+    fn input_schema(&self) -> Option<&Value>;
+    /// `outputSchema` (any JSON value, `null` included), when present.
+    fn output_schema(&self) -> Option<&Value>;
+}
+
+impl ToolDefinition for Map<String, Value> {
+    fn name(&self) -> Option<&str> {
+        self.get("name").and_then(Value::as_str)
+    }
+    fn title(&self) -> Option<&str> {
+        self.get("title").and_then(Value::as_str)
+    }
+    fn annotations_title(&self) -> Option<&str> {
+        self.get("annotations")
+            .and_then(|a| a.get("title"))
+            .and_then(Value::as_str)
+    }
+    fn description(&self) -> Option<&str> {
+        self.get("description").and_then(Value::as_str)
+    }
+    fn marker(&self) -> Option<&Value> {
+        self.get("_meta").and_then(|m| m.get(MARKER_KEY))
+    }
+    fn icons(&self) -> Option<&[Value]> {
+        self.get("icons")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+    }
+    fn input_schema(&self) -> Option<&Value> {
+        self.get("inputSchema")
+    }
+    fn output_schema(&self) -> Option<&Value> {
+        self.get("outputSchema")
+    }
+}
+
+fn collect_tools<I: ListItem>(root: ListRoot<'_, I>) -> Result<Vec<&I>, String> {
+    let tools: Vec<&I> = match root {
+        ListRoot::Object(tools) => match tools {
+            Some(Some(tools)) => tools.iter().collect(),
+            Some(None) => return Err("the tools/list result's `tools` is not a list".to_string()),
             None => return Err("the tools/list result has no `tools` list".to_string()),
         },
-        Value::Array(items) => {
-            let pages = !items.is_empty()
-                && items
-                    .iter()
-                    .all(|p| p.get("tools").is_some() && p.get("name").is_none());
+        ListRoot::List(items) => {
+            let pages =
+                !items.is_empty() && items.iter().all(|p| p.tools().is_some() && !p.has_name());
             if pages {
                 let mut all = Vec::new();
                 for (i, page) in items.iter().enumerate() {
-                    match page.get("tools") {
-                        Some(Value::Array(tools)) => all.extend(tools.iter()),
+                    match page.tools() {
+                        Some(Some(tools)) => all.extend(tools.iter()),
                         _ => {
                             return Err(format!(
                                 "page {} of the tools/list result has no `tools` list",
@@ -379,7 +515,9 @@ fn collect_tools(input: &Value) -> Result<Vec<&Value>, String> {
                 items.iter().collect()
             }
         }
-        _ => return Err("the tools/list result is not an object or a list".to_string()),
+        ListRoot::Other => {
+            return Err("the tools/list result is not an object or a list".to_string())
+        }
     };
     if tools.len() > MAX_TOOLS {
         return Err(format!(
@@ -400,8 +538,8 @@ enum MarkerRead {
 
 /// §3: reads and checks the marker. Wrong types are malformed; an unknown category is `other`
 /// (§11); a missing `document` is `none` and a missing `stochastic` is `false`.
-fn read_marker(definition: &Map<String, Value>) -> MarkerRead {
-    let Some(raw) = definition.get("_meta").and_then(|m| m.get(MARKER_KEY)) else {
+fn read_marker(definition: &impl ToolDefinition) -> MarkerRead {
+    let Some(raw) = definition.marker() else {
         return MarkerRead::Absent;
     };
     let Some(marker) = raw.as_object() else {
@@ -489,22 +627,19 @@ fn read_marker(definition: &Map<String, Value>) -> MarkerRead {
 }
 
 fn make_button(
-    definition: &Map<String, Value>,
+    definition: &impl ToolDefinition,
     name: String,
     label: String,
     marker: Marker,
     server_id: Option<&str>,
-    entry: &Option<Compiled>,
+    entry: Option<&Option<Compiled>>,
 ) -> ToolButton {
-    let mut notices = Vec::new();
-    let disabled_reason = match entry_form(entry.as_deref()) {
-        Ok(form) => {
-            notices.extend(form.notices.iter().map(|n| format!("{label}: {n}")));
-            let schema = entry.as_deref().map(SchemaEntry::schema);
-            notices.extend(consistency_notices(&label, &marker, form, schema));
-            None
-        }
-        Err(reason) => Some(one_line(&format!("Builder cannot build a form: {reason}"))),
+    let SchemaPart {
+        disabled_reason,
+        notices,
+    } = match entry {
+        Some(entry) => schema_part(entry.as_deref(), &label, &marker),
+        None => SchemaPart::default(),
     };
     let description = description_of(definition);
     ToolButton {
@@ -519,8 +654,70 @@ fn make_button(
         form: None,
         disabled_reason,
         input_schema: Value::Null,
-        output_schema: definition.get("outputSchema").cloned(),
+        output_schema: definition.output_schema().cloned(),
         notices,
+    }
+}
+
+/// What a button's `inputSchema` decides (§3/§4): why the button is disabled, or the notices its
+/// form gives (the form's own, and where it disagrees with the marker).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SchemaPart {
+    /// `Builder cannot build a form: …`, when it cannot; the button is disabled.
+    pub disabled_reason: Option<String>,
+    /// The button's notices (each begins with its label).
+    pub notices: Vec<String>,
+}
+
+/// §3/§4: the [`SchemaPart`] of the button labelled `label` with `marker`, whose `inputSchema`
+/// has the cache entry `entry` (`None`: no input schema object). The one rule for every way a
+/// toolbox is made, whether up front or when a deferred button is first read.
+pub fn schema_part(entry: Option<&SchemaEntry>, label: &str, marker: &Marker) -> SchemaPart {
+    match entry_form(entry) {
+        Ok(form) => {
+            let mut notices: Vec<String> = form
+                .notices
+                .iter()
+                .map(|n| format!("{label}: {n}"))
+                .collect();
+            notices.extend(consistency_notices(
+                label,
+                marker,
+                form,
+                entry.map(SchemaEntry::schema),
+            ));
+            SchemaPart {
+                disabled_reason: None,
+                notices,
+            }
+        }
+        Err(reason) => SchemaPart {
+            disabled_reason: Some(one_line(&format!("Builder cannot build a form: {reason}"))),
+            notices: Vec::new(),
+        },
+    }
+}
+
+/// Completes a toolbox made with deferred schemas ([`ToolSchemas::deferred`]) whose buttons
+/// carry their schemas as sent: each button's [`schema_part`] and form, and the toolbox's
+/// notices (the server-level ones, then each button's in button order), as
+/// [`parse_tool_list`] makes them. The JavaScript toolbox of `parseToolList` does the same per
+/// button when one is first read.
+pub fn complete_deferred(toolbox: &mut Toolbox) {
+    for button in &mut toolbox.buttons {
+        let entry = button
+            .input_schema
+            .is_object()
+            .then(|| super::validate::schema_entry(&button.input_schema));
+        let part = schema_part(entry.as_deref(), &button.label, &button.marker);
+        button.form = match (&part.disabled_reason, &entry) {
+            (None, Some(e)) => e.form(e.schema()).as_ref().ok().cloned(),
+            _ => None,
+        };
+        button.disabled_reason = part.disabled_reason;
+        button.notices = part.notices;
+        toolbox.notices.extend(button.notices.iter().cloned());
     }
 }
 
@@ -602,26 +799,18 @@ fn hidden(name: String, label: Option<String>, reason: &str) -> HiddenTool {
 }
 
 /// §3: `title` → `annotations.title` → `name`.
-fn label_of(definition: &Map<String, Value>, name: &str) -> String {
-    let candidates = [
-        definition.get("title"),
-        definition.get("annotations").and_then(|a| a.get("title")),
-    ];
+fn label_of(definition: &impl ToolDefinition, name: &str) -> String {
+    let candidates = [definition.title(), definition.annotations_title()];
     candidates
         .into_iter()
         .flatten()
-        .filter_map(Value::as_str)
         .map(one_line)
         .find(|t| !t.is_empty())
         .unwrap_or_else(|| name.to_string())
 }
 
-fn description_of(definition: &Map<String, Value>) -> String {
-    definition
-        .get("description")
-        .and_then(Value::as_str)
-        .map(plain_text)
-        .unwrap_or_default()
+fn description_of(definition: &impl ToolDefinition) -> String {
+    definition.description().map(plain_text).unwrap_or_default()
 }
 
 /// §3: the tooltip of a tool whose (plain) description is `description`.
@@ -650,8 +839,8 @@ pub fn first_sentence(description: &str) -> String {
 
 /// §3/§9: the first icon whose `src` is a `data:` URI of an allowed image type (the URI's own
 /// media type decides; a `mimeType` beside it must agree). Anything else is ignored.
-fn icon_of(definition: &Map<String, Value>) -> Option<String> {
-    let icons = definition.get("icons")?.as_array()?;
+fn icon_of(definition: &impl ToolDefinition) -> Option<String> {
+    let icons = definition.icons()?;
     icons.iter().find_map(|icon| {
         let src = icon.get("src")?.as_str()?;
         let media_type = data_uri_media_type(src)?;
@@ -698,6 +887,8 @@ fn group_by_category(buttons: &[ToolButton]) -> Vec<CategoryGroup> {
         })
         .collect()
 }
+
+mod typed;
 
 #[cfg(test)]
 mod tests {

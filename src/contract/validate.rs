@@ -9,6 +9,7 @@
 //! once per document and validates the rest of the arguments with a stand-in in its place.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
@@ -42,8 +43,10 @@ impl Problem {
 pub const MAX_CACHED_VALIDATORS: usize = 64;
 
 /// What is kept of one distinct schema: the schema itself (as first seen), its validator, its
-/// §4.1 form and the form's JSON text, each made on first use.
+/// §4.1 form and the form's JSON text, each made on first use; and its serial number, which no
+/// other entry has (an entry dropped from the cache and made again gets a new one).
 pub struct SchemaEntry {
+    serial: u64,
     schema: Value,
     validator: OnceLock<Result<Validator, String>>,
     form: OnceLock<Result<Form, String>>,
@@ -52,12 +55,21 @@ pub struct SchemaEntry {
 
 impl SchemaEntry {
     fn new(schema: Value) -> SchemaEntry {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
         SchemaEntry {
+            serial: NEXT.fetch_add(1, Ordering::Relaxed),
             schema,
             validator: OnceLock::new(),
             form: OnceLock::new(),
             form_json: OnceLock::new(),
         }
+    }
+
+    /// The entry's serial number (unique in this process; never 0). A caller that keeps what it
+    /// had from an entry (a form's text) under its serial finds the entry again with
+    /// [`schema_entry_by_serial`] without sending the schema.
+    pub fn serial(&self) -> u64 {
+        self.serial
     }
 
     /// The schema this entry was made for (as first seen; any schema with the same canonical JSON
@@ -198,6 +210,21 @@ pub fn schema_entry_for_text(text: &str) -> Option<Compiled> {
     }
     let schema: Value = serde_json::from_str(text).ok()?;
     Some(lock().insert(text.to_string(), &schema))
+}
+
+/// The cache entry whose [`SchemaEntry::serial`] is `serial`, while the cache still holds it
+/// (`None` once it was dropped: the caller then looks the schema up again).
+pub fn schema_entry_by_serial(serial: u64) -> Option<Compiled> {
+    let mut cache = lock();
+    let clock = cache.tick();
+    cache
+        .entries
+        .values_mut()
+        .find(|(e, _)| e.serial == serial)
+        .map(|(entry, used)| {
+            *used = clock;
+            entry.clone()
+        })
 }
 
 /// §6: the cache entry of an `inputSchema` with its validator compiled (once per distinct

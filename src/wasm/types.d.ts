@@ -71,7 +71,9 @@ export interface Form {
 /**
  * §3: a Builder button. Disabled when `disabledReason` is set (then `form` is null).
  * From `parseToolList`, `inputSchema` and `outputSchema` are the objects the host passed in (not
- * copies), and `form` is built on first read (an ordinary data property from then on).
+ * copies), and `form`, `disabledReason` and `notices` are made together from the `inputSchema` on
+ * the first read of any of them (then ordinary data properties; the toolbox's `notices` likewise):
+ * the schema is read and compiled only when a button is looked at.
  */
 export interface ToolButton {
   serverId: string | null;

@@ -105,6 +105,42 @@ test("the toolbox carries the host's own schema objects and a fresh form per but
   assert.deepEqual(structuredClone(again).form, again.form);
 });
 
+test("a button's form, disabledReason and notices are made on first read, as data properties", () => {
+  const tools = [
+    { ...structuredClone(recorded[0]), name: "a" },
+    { name: "broken", _meta: { "io.github.megane-labs/builder": { contract: 1, apply: "insert", stochastic: true } }, inputSchema: { type: "object", properties: { x: { type: "string", pattern: "(unclosed" } } } },
+    { name: "b", description: "No seed.", _meta: { "io.github.megane-labs/builder": { contract: 1, apply: "new_document", stochastic: true } }, inputSchema: { type: "object", properties: { n: { type: "integer" } } } },
+  ];
+  const expected = JSON.parse(JSON.stringify(pkg.parseToolList(generalWay({ tools }))));
+  const box = pkg.parseToolList({ tools });
+  // Nothing of a schema is read until a button is looked at: a schema changed before the
+  // first read is the one the form is made of (the button carries the host's object).
+  tools[0].inputSchema.properties.extra = { type: "integer" };
+  const [a, broken, b] = box.buttons;
+  assert.ok(a.form.fields.some((f) => f.key === "extra"));
+  assert.ok(!expected.buttons[0].form.fields.some((f) => f.key === "extra"));
+  assert.equal(Object.getOwnPropertyDescriptor(broken, "disabledReason").get !== undefined, true);
+  assert.equal(broken.disabledReason, expected.buttons[1].disabledReason);
+  assert.ok(broken.disabledReason.startsWith("Builder cannot build a form"));
+  assert.equal(Object.getOwnPropertyDescriptor(broken, "disabledReason").value, broken.disabledReason);
+  assert.equal(broken.form, null);
+  // A button frozen before the first read gives the one value it made; assignment throws.
+  Object.freeze(b);
+  assert.equal(b.form, b.form);
+  assert.deepEqual(b.form, expected.buttons[2].form);
+  assert.throws(() => { "use strict"; b.form = null; }, TypeError);
+  assert.deepEqual(b.notices, expected.buttons[2].notices);
+  // Assigned before read: the assigned value stays.
+  a.notices = ["mine"];
+  assert.deepEqual(a.notices, ["mine"]);
+  // The toolbox's notices: the server's, then every button's (the assigned ones included).
+  assert.deepEqual(expected.notices, [...expected.buttons[0].notices, ...expected.buttons[2].notices]);
+  assert.ok(b.notices.length > 0);
+  assert.deepEqual(box.notices, ["mine", ...b.notices]);
+  assert.deepEqual(JSON.parse(JSON.stringify(structuredClone(box.buttons[1]))), expected.buttons[1]);
+  assert.deepEqual(Object.keys(box.buttons[2]), Object.keys(expected.buttons[2]));
+});
+
 test("what is not a tool list is refused the same way both ways", () => {
   for (const input of [{ tools: "many" }, { no: "tools" }, [{ tools: 3 }, { tools: [] }], 42, "tools"]) {
     const fast = pkg.parseToolList(input);
