@@ -8,6 +8,7 @@
 //! Unknown fields are ignored (§11); `null` in an optional field means absent (pydantic servers
 //! send that).
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
@@ -905,9 +906,74 @@ impl<'de> Visitor<'de> for ScalarsVisitor {
 }
 
 impl<'de> Deserialize<'de> for Structure {
-    /// §5.1 wire format; errors name the field (`structure.<field>…`).
+    /// §5.1 wire format; errors name the field (`structure.<field>…`). Inside
+    /// [`scanned_or_exact`]'s first try, JSON text is read by the scanner instead.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if SCAN.with(Cell::get) {
+            let raw = <&serde_json::value::RawValue>::deserialize(d)?;
+            return megane_structure_scan::scan_structure(raw.get().as_bytes())
+                .map(Structure::from)
+                .ok_or_else(|| de::Error::custom("structure: left to the exact reader"));
+        }
         d.deserialize_map(StructureVisitor)
+    }
+}
+
+thread_local! {
+    /// Whether a Structure in JSON text is read by the scanner (see [`scanned_or_exact`]).
+    static SCAN: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `read` with Structure objects read by the scanner (`megane-structure-scan`, built at
+/// opt-level 3; the big arrays go straight into typed vectors) when `scan` is true, or by the
+/// serde visitor below when false.
+pub(crate) fn with_scan<T>(scan: bool, read: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCAN.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SCAN.with(|s| s.replace(scan)));
+    read()
+}
+
+/// The one way a Structure is read from JSON bytes (the bytes path of every result: bytes,
+/// SSE-framed bytes, the remote call's body, a BuilderResult in a text item): `read` (a
+/// `serde_json::from_slice` of the whole document and everything done with it) first with the
+/// scanner, which accepts only text the serde visitor reads to exactly the same values; when that
+/// fails for any reason (the scanner declined, or the result is refused), `read` runs again with
+/// the serde visitor, so every refusal is the visitor's exact one-line error. A JavaScript object
+/// (serde-wasm-bindgen) or a `serde_json::Value` is always read by the visitor.
+pub(crate) fn scanned_or_exact<T>(
+    mut read: impl FnMut() -> Result<T, String>,
+) -> Result<T, String> {
+    match with_scan(true, &mut read) {
+        Ok(done) => Ok(done),
+        Err(_) => with_scan(false, read),
+    }
+}
+
+impl From<megane_structure_scan::Scanned> for Structure {
+    fn from(s: megane_structure_scan::Scanned) -> Structure {
+        let column = |c: megane_structure_scan::Column| StringColumn {
+            table: c.table,
+            index: c.index,
+        };
+        Structure {
+            elements: s.elements,
+            positions: s.positions,
+            cell: s.cell,
+            bonds: s.bonds,
+            bond_orders: s.bond_orders,
+            molecules: s.molecules,
+            residue_names: s.residue_names.map(column),
+            residue_ids: s.residue_ids,
+            atom_names: s.atom_names.map(column),
+            chain_ids: s.chain_ids,
+            formal_charges: s.formal_charges,
+            scalars: s.scalars,
+        }
     }
 }
 
