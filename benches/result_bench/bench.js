@@ -205,9 +205,13 @@ async function streamedLeg(bytes, heapCountsWasmMemory, calls = 10) {
   return report;
 }
 
+// ?waters=N: atoms = 3N + 2 (default 166 666 → 500 000). ?sse: the body framed as a Streamable
+// HTTP server sends it (`event: message` / `data: …`), for both paths.
 function generate() {
-  const { text, atoms, bonds } = syntheticLiquidBox(12345);
-  return { atoms, bonds, bytes: new TextEncoder().encode(text) };
+  const waters = query.has("waters") ? Number(query.get("waters")) : undefined;
+  const { text, atoms, bonds } = syntheticLiquidBox(12345, [], waters);
+  const body = query.has("sse") ? `event: message\ndata: ${text}\n\n` : text;
+  return { atoms, bonds, bytes: new TextEncoder().encode(body) };
 }
 
 async function main() {
@@ -289,6 +293,7 @@ async function main() {
     atoms,
     bonds,
     jsonBytes: bytes.length,
+    sse: query.has("sse"),
     runs: RUNS,
     pkg: PKG,
     userAgent: navigator.userAgent,

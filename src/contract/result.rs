@@ -202,7 +202,7 @@ fn interpret_bytes(
     check_result_size(bytes.len(), limits)?;
     let unframed = sse_message(bytes, limits)?;
     let bytes = unframed.as_deref().map_or(bytes, str::as_bytes);
-    scanned_or_exact(|| read_call(tool_name, contract, bytes))
+    scanned_or_exact(bytes, |body| read_call(tool_name, contract, body))
 }
 
 /// Reads and interprets an unframed response body; the Structure reader is chosen by

@@ -63,7 +63,7 @@ fn check_body(body: &[u8], what: &str) -> bool {
             "{what}: Structure differs"
         );
     }
-    scanned.is_ok() || scanned_s.is_ok()
+    scanned.is_ok() || scanned_s.is_ok() || megane_structure_scan::scan_call(body).is_some()
 }
 
 /// The body, and every value inside it down to three levels (raw text as sent, and the text of
@@ -328,4 +328,69 @@ fn hostile_shapes_are_read_or_refused_as_the_visitor_does() {
     let text = serde_json::json!({"content": [{"type": "text", "text":
         format!(r#"{{"contract":1,"name":"t","structure":{{{base}}}}}"#)}]});
     assert!(check_body(text.to_string().as_bytes(), "text item"));
+}
+
+#[test]
+fn the_structure_read_in_place_stands_only_where_serde_reads_a_structure() {
+    let structure = r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,1]]}"#;
+    let other = r#"{"elements":[6],"positions":[1,1,1],"cell":null,"bonds":[]}"#;
+    let mark = r#""megane:structure read in place""#;
+    let bodies = [
+        wrap(structure),
+        // The placeholder's own text sent by the server, at a Structure position and elsewhere.
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{mark}}},"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}}}}"#
+        ),
+        format!(
+            r#"{{"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}},"structuredContent":{{"contract":1,"structure":{mark}}}}}"#
+        ),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{mark}}}}}"#),
+        format!(
+            r#"{{"content":[{{"type":"text","text":{mark}}}],"structuredContent":{{"contract":1,"structure":{structure}}}}}"#
+        ),
+        // Two results, two structures.
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{other}}},"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}}}}"#
+        ),
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{structure}}},"structuredContent":{{"contract":1,"structure":{other}}}}}"#
+        ),
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{structure},"structure":{other}}}}}"#
+        ),
+        // Escapes before the structure, and keys that only decode to the field names.
+        format!(
+            r#"{{"content":[{{"type":"text","text":"a"structure":{{ \ ""}}],"structuredContent":{{"contract":1,"name":""x"","structure":{structure}}}}}"#
+        ),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(
+            r#"{{"content":"x\q","structuredContent":{{"contract":1,"structure":{structure}}}}}"#
+        ),
+        format!(r#"{{"id":tru,"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(r#"{{"id":1 2,"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{structure}}}}} trailing"#),
+        format!("\u{feff}{}", wrap(structure)),
+        format!(
+            r#"{{"isError":true,"content":[],"structuredContent":{{"contract":1,"structure":{structure}}}}}"#
+        ),
+        format!(
+            r#"{{"error":{{"code":-32602,"message":"no"}},"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}}}}"#
+        ),
+        format!(r#"{{"structuredContent":{{"contract":2,"structure":{structure}}}}}"#),
+        format!(r#"[{{"structuredContent":{{"contract":1,"structure":{structure}}}}}]"#),
+    ];
+    let limits = ResultLimits::default();
+    let mut located = 0;
+    for body in &bodies {
+        located += usize::from(megane_structure_scan::scan_call(body.as_bytes()).is_some());
+        let exact = with_scan(false, || read_call(None, None, body.as_bytes()));
+        let public = interpret_bytes(None, None, body.as_bytes(), &limits);
+        match (&public, &exact) {
+            (Ok(a), Ok(b)) => assert!(same(a, b), "{body}"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{body}"),
+            (a, b) => panic!("{body}: public {a:?} but visitor {b:?}"),
+        }
+    }
+    assert!(located >= 15, "{located}");
 }

@@ -78,6 +78,30 @@ pub fn scan_structure(text: &[u8]) -> Option<Scanned> {
     (scanner.i == text.len()).then_some(out)
 }
 
+/// Finds and reads the Structure of a `tools/call` response body: `structuredContent.structure`
+/// of a bare CallToolResult, or of `result` in a JSON-RPC envelope (the first one met). Returns
+/// it with its byte range in `body`, so the caller can let its JSON reader parse the rest of the
+/// body with a short placeholder in that range; the Structure itself is read once, here.
+///
+/// The members before the Structure are only walked (their strings' escapes are stepped over,
+/// not checked); the caller's reader must then accept the whole body with the placeholder, which
+/// checks them. `None` when there is no such Structure or it is declined as [`scan_structure`]
+/// declines.
+pub fn scan_call(body: &[u8]) -> Option<(Scanned, std::ops::Range<usize>)> {
+    let mut scanner = Scanner { b: body, i: 0 };
+    if body.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        scanner.i = 3;
+    }
+    scanner.find(Level::Body)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Level {
+    Body,
+    Envelope,
+    BuilderResult,
+}
+
 const ELEMENTS: u16 = 1;
 const POSITIONS: u16 = 1 << 1;
 const CELL: u16 = 1 << 2;
@@ -446,6 +470,95 @@ impl<'a> Scanner<'a> {
             }
             if !self.next_or_close(b'}')? {
                 return Some(out);
+            }
+        }
+    }
+
+    /// Walks the object at `level` up to the Structure (see [`scan_call`]).
+    fn find(&mut self, level: Level) -> Option<(Scanned, std::ops::Range<usize>)> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            return None;
+        }
+        loop {
+            let key = self.loose_string()?;
+            self.eat(b':')?;
+            self.ws();
+            let object = self.peek() == Some(b'{');
+            let inner = match (level, key) {
+                (Level::Body, b"result") if object => Some(Level::Envelope),
+                (Level::Body | Level::Envelope, b"structuredContent") if object => {
+                    Some(Level::BuilderResult)
+                }
+                (Level::BuilderResult, b"structure") if object => {
+                    let start = self.i;
+                    let structure = self.structure()?;
+                    return Some((structure, start..self.i));
+                }
+                _ => None,
+            };
+            match inner {
+                Some(inner) => return self.find(inner),
+                None => self.skip_loose(0)?,
+            }
+            if !self.next_or_close(b'}')? {
+                return None;
+            }
+        }
+    }
+
+    /// A string's raw bytes (between the quotes, escapes left as written and not checked).
+    fn loose_string(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let start = self.i;
+        loop {
+            match *self.b.get(self.i)? {
+                b'"' => break,
+                b'\\' => self.i += 2,
+                _ => self.i += 1,
+            }
+        }
+        let text = self.b.get(start..self.i)?;
+        self.i += 1;
+        Some(text)
+    }
+
+    /// Steps over one value before the Structure without checking it (the caller's reader does).
+    fn skip_loose(&mut self, depth: usize) -> Option<()> {
+        if depth >= 64 {
+            return None;
+        }
+        self.ws();
+        match self.peek()? {
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.i += 1;
+                self.ws();
+                if self.peek() == Some(close) {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    if open == b'{' {
+                        self.loose_string()?;
+                        self.eat(b':')?;
+                    }
+                    self.skip_loose(depth + 1)?;
+                    if !self.next_or_close(close)? {
+                        return Some(());
+                    }
+                }
+            }
+            b'"' => self.loose_string().map(|_| ()),
+            _ => {
+                let start = self.i;
+                while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E' | b'a'..=b'z') =
+                    self.b.get(self.i)
+                {
+                    self.i += 1;
+                }
+                (self.i > start).then_some(())
             }
         }
     }
