@@ -197,7 +197,7 @@ function structureToSnapshot(s, name, full) {
 /** §5/§6: the response body → the checked result as a `new_document` snapshot. */
 // A Streamable HTTP body (`event: message` / `data: …` lines): the data of its last event, as the
 // MCP TypeScript SDK's SSE reader hands it over; JSON text is returned as it is.
-function sseData(text) {
+export function sseData(text) {
   let start = 0;
   while (start < text.length && " \t\r\n\ufeff".includes(text[start])) start++;
   if (text[start] === "{" || text[start] === "[") return text;

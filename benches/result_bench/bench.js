@@ -6,7 +6,7 @@
 // ?pkg=/artifacts/other-build compares another build of the package (default /pkg).
 const PKG = new URLSearchParams(location.search).get("pkg") ?? "/pkg";
 const { default: init, parseToolList, interpretCall, planApply } = await import(`${PKG}/megane_builder_client.js`);
-import { interpretAndPlan } from "./baseline.js";
+import { interpretAndPlan, sseData } from "./baseline.js";
 import { syntheticLiquidBox } from "./synthetic.js";
 
 const RUNS = Number(new URLSearchParams(location.search).get("runs") ?? 9);
@@ -107,7 +107,7 @@ async function measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory
   h0 = heap();
   const decoded = new TextDecoder().decode(bytes);
   const hString = heap() - h0;
-  const parsed = JSON.parse(decoded);
+  const parsed = JSON.parse(sseData(decoded));
   const hParsed = heap() - h0;
   const j = jsPath(button, bytes, true); // the string and tree above stay alive: the JS peak
   const jsPeakHeapDelta = heap() - h0;
@@ -266,7 +266,7 @@ async function main() {
     jsFull: () => jsPath(button, bytes, true).ms,
     jsonParseOnly: () => {
       const start = performance.now();
-      JSON.parse(new TextDecoder().decode(bytes));
+      JSON.parse(sseData(new TextDecoder().decode(bytes)));
       return performance.now() - start;
     },
   };
