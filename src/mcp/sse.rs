@@ -189,10 +189,8 @@ impl SseDecoder {
 
     fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b != b'\n' && b != b'\r' {
-                continue;
-            }
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            let b = bytes[i];
             // Bytes before the line end belong to the current line.
             let part = &bytes[start..i];
             start = i + 1;
