@@ -20,6 +20,10 @@ if [ "${BENCH_NOSTREAM:-0}" = 1 ]; then QUERY="$QUERY&nostream"; fi
 if [ -n "${BENCH_CALLS:-}" ]; then QUERY="$QUERY&calls=$BENCH_CALLS"; fi
 # BENCH_LENGTH=1: the streamed answer carries Content-Length (default: close-delimited, no length).
 if [ "${BENCH_LENGTH:-0}" = 1 ]; then QUERY="$QUERY&length"; fi
+# BENCH_WATERS=N: the body's size, 3N + 2 atoms (default 166666: 500 000 atoms).
+if [ -n "${BENCH_WATERS:-}" ]; then QUERY="$QUERY&waters=$BENCH_WATERS"; fi
+# BENCH_SSE=1: the bytes-path body SSE-framed (event: message / data: …) for both paths.
+if [ "${BENCH_SSE:-0}" = 1 ]; then QUERY="$QUERY&sse"; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"
 
@@ -88,7 +92,7 @@ if "fields" in r:
     print(f"\nwritten: {sys.argv[1]}")
     sys.exit(0)
 m, mem, MB = r["mediansMs"], r["memory"], 1024 * 1024
-print(f"\npackage {r['pkg']}: {r['atoms']} atoms, {r['bonds']} bonds, {r['jsonBytes']} JSON bytes "
+print(f"\npackage {r['pkg']}: {r['atoms']} atoms{' (SSE-framed)' if r.get('sse') else ''}, {r['bonds']} bonds, {r['jsonBytes']} JSON bytes "
       f"({r['jsonBytes'] / MB:.1f} MiB); median of {r['runs']} runs after a warm-up")
 print(f"{'path':<44}{'median ms':>10}   runs (ms)")
 rows = [

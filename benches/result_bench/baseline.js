@@ -195,12 +195,36 @@ function structureToSnapshot(s, name, full) {
 }
 
 /** §5/§6: the response body → the checked result as a `new_document` snapshot. */
+// A Streamable HTTP body (`event: message` / `data: …` lines): the data of its last event, as the
+// MCP TypeScript SDK's SSE reader hands it over; JSON text is returned as it is.
+export function sseData(text) {
+  let start = 0;
+  while (start < text.length && " \t\r\n\ufeff".includes(text[start])) start++;
+  if (text[start] === "{" || text[start] === "[") return text;
+  let last = "";
+  let data = null;
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf("\n", at);
+    if (end < 0) end = text.length;
+    const line = text.slice(at, end > at && text[end - 1] === "\r" ? end - 1 : end);
+    if (line === "") {
+      if (data !== null) last = data;
+      data = null;
+    } else if (line.startsWith("data:")) {
+      const value = line.slice(line[5] === " " ? 6 : 5);
+      data = data === null ? value : `${data}\n${value}`;
+    }
+    at = end + 1;
+  }
+  return data !== null ? data : last;
+}
+
 export function interpretAndPlan(bytes, tool, { full = false, maxBytes = MAX_BYTES } = {}) {
   try {
     if (bytes.length > maxBytes) fail(`result: ${bytes.length} bytes is more than the ${maxBytes} bytes Builder accepts`);
     let body;
     try {
-      body = JSON.parse(decoder.decode(bytes));
+      body = JSON.parse(sseData(decoder.decode(bytes)));
     } catch (e) {
       fail(`result: not valid JSON: ${oneLine(e.message)}`);
     }

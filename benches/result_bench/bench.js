@@ -6,7 +6,7 @@
 // ?pkg=/artifacts/other-build compares another build of the package (default /pkg).
 const PKG = new URLSearchParams(location.search).get("pkg") ?? "/pkg";
 const { default: init, parseToolList, interpretCall, planApply } = await import(`${PKG}/megane_builder_client.js`);
-import { interpretAndPlan } from "./baseline.js";
+import { interpretAndPlan, sseData } from "./baseline.js";
 import { syntheticLiquidBox } from "./synthetic.js";
 
 const RUNS = Number(new URLSearchParams(location.search).get("runs") ?? 9);
@@ -107,7 +107,7 @@ async function measureMemoryAndCheck(button, bytes, memory, heapCountsWasmMemory
   h0 = heap();
   const decoded = new TextDecoder().decode(bytes);
   const hString = heap() - h0;
-  const parsed = JSON.parse(decoded);
+  const parsed = JSON.parse(sseData(decoded));
   const hParsed = heap() - h0;
   const j = jsPath(button, bytes, true); // the string and tree above stay alive: the JS peak
   const jsPeakHeapDelta = heap() - h0;
@@ -205,9 +205,13 @@ async function streamedLeg(bytes, heapCountsWasmMemory, calls = 10) {
   return report;
 }
 
+// ?waters=N: atoms = 3N + 2 (default 166 666 → 500 000). ?sse: the body framed as a Streamable
+// HTTP server sends it (`event: message` / `data: …`), for both paths.
 function generate() {
-  const { text, atoms, bonds } = syntheticLiquidBox(12345);
-  return { atoms, bonds, bytes: new TextEncoder().encode(text) };
+  const waters = query.has("waters") ? Number(query.get("waters")) : undefined;
+  const { text, atoms, bonds } = syntheticLiquidBox(12345, [], waters);
+  const body = query.has("sse") ? `event: message\ndata: ${text}\n\n` : text;
+  return { atoms, bonds, bytes: new TextEncoder().encode(body) };
 }
 
 async function main() {
@@ -262,7 +266,7 @@ async function main() {
     jsFull: () => jsPath(button, bytes, true).ms,
     jsonParseOnly: () => {
       const start = performance.now();
-      JSON.parse(new TextDecoder().decode(bytes));
+      JSON.parse(sseData(new TextDecoder().decode(bytes)));
       return performance.now() - start;
     },
   };
@@ -289,6 +293,7 @@ async function main() {
     atoms,
     bonds,
     jsonBytes: bytes.length,
+    sse: query.has("sse"),
     runs: RUNS,
     pkg: PKG,
     userAgent: navigator.userAgent,

@@ -35,11 +35,12 @@ function unitVector(rand) {
 }
 
 /** Returns {text, atoms, bonds}: the response body as a string. `omit` lists optional Structure
- *  fields to leave out ("bonds" sends [] and no bondOrders), to see what each field costs. */
-export function syntheticLiquidBox(seed = 12345, omit = []) {
+ *  fields to leave out ("bonds" sends [] and no bondOrders), to see what each field costs;
+ *  `waters` sets the size (atoms = 3 × waters + 2). */
+export function syntheticLiquidBox(seed = 12345, omit = [], waters = WATERS) {
   const rand = prng(seed);
-  const molecules = WATERS + 2;
-  const side = Math.cbrt(WATERS * WATER_VOLUME);
+  const molecules = waters + 2;
+  const side = Math.cbrt(waters * WATER_VOLUME);
   const perEdge = Math.ceil(Math.cbrt(molecules));
   const spacing = side / perEdge;
 
@@ -62,8 +63,8 @@ export function syntheticLiquidBox(seed = 12345, omit = []) {
     const gy = Math.floor(m / perEdge) % perEdge;
     const gz = Math.floor(m / (perEdge * perEdge));
     const o = [gx, gy, gz].map((g) => (g + 0.5 + 0.3 * (rand() - 0.5)) * spacing);
-    if (m >= WATERS) {
-      addAtom(m === WATERS ? 11 : 17, o, m, m === WATERS ? "NA" : "CL");
+    if (m >= waters) {
+      addAtom(m === waters ? 11 : 17, o, m, m === waters ? "NA" : "CL");
       continue;
     }
     // Bisector u and a perpendicular v give the two O–H directions.
@@ -98,7 +99,7 @@ export function syntheticLiquidBox(seed = 12345, omit = []) {
     (sent("residueIds") ? `,"residueIds":[${residueIds.join(",")}]` : "") +
     "}";
   const summary =
-    `Liquid box: ${WATERS} water, 1 Na+ and 1 Cl- in a ${(side / 10).toFixed(1)} nm box ` +
+    `Liquid box: ${waters} water, 1 Na+ and 1 Cl- in a ${(side / 10).toFixed(1)} nm box ` +
     `(1 g/cm³, ${atoms} atoms).`;
   const text =
     `{"jsonrpc":"2.0","id":7,"result":{` +

@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Number, Value};
 
 use super::marker::{Marker, SUPPORTED_CONTRACTS};
-use super::structure::{at_path, without_position, Int, ListSeed, Nullable, Skip, Structure, Text};
+use super::structure::{
+    at_path, scanned_or_exact, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
+};
 use super::text::{excerpt, one_line};
 use crate::mcp::sse::{SseDecoder, SseEvent};
 
@@ -189,7 +191,8 @@ fn plain_call(value: Value) -> Result<Value, String> {
     Ok(Value::Object(object))
 }
 
-/// The one bytes path: cap, SSE framing, then the typed reader (no `Value` tree).
+/// The one bytes path: cap, SSE framing, then the typed reader (no `Value` tree; the Structure
+/// by the scanner, with the serde visitor's exact error when refused: [`scanned_or_exact`]).
 fn interpret_bytes(
     tool_name: Option<&str>,
     contract: Option<u64>,
@@ -199,6 +202,16 @@ fn interpret_bytes(
     check_result_size(bytes.len(), limits)?;
     let unframed = sse_message(bytes, limits)?;
     let bytes = unframed.as_deref().map_or(bytes, str::as_bytes);
+    scanned_or_exact(bytes, |body| read_call(tool_name, contract, body))
+}
+
+/// Reads and interprets an unframed response body; the Structure reader is chosen by
+/// [`scanned_or_exact`].
+fn read_call(
+    tool_name: Option<&str>,
+    contract: Option<u64>,
+    bytes: &[u8],
+) -> Result<Interpreted, String> {
     match serde_json::from_slice::<CallResultWire>(bytes) {
         Ok(wire) => interpret_wire(tool_name, contract, wire),
         Err(e) => Err(
@@ -864,3 +877,7 @@ impl<'de> DeserializeSeed<'de> for KeepScalarSeed {
         })
     }
 }
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+#[path = "scan_differential.rs"]
+mod scan_differential;

@@ -8,6 +8,7 @@
 //! Unknown fields are ignored (§11); `null` in an optional field means absent (pydantic servers
 //! send that).
 
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::marker::PhantomData;
@@ -905,9 +906,113 @@ impl<'de> Visitor<'de> for ScalarsVisitor {
 }
 
 impl<'de> Deserialize<'de> for Structure {
-    /// §5.1 wire format; errors name the field (`structure.<field>…`).
+    /// §5.1 wire format; errors name the field (`structure.<field>…`). Inside
+    /// [`scanned_or_exact`]'s first try, JSON text is read by the scanner instead.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if SCAN.with(Cell::get) {
+            let raw = <&serde_json::value::RawValue>::deserialize(d)?;
+            if raw.get() == SPLICE_MARK {
+                return SPLICED
+                    .with(|s| s.borrow_mut().take())
+                    .ok_or_else(|| de::Error::custom("structure: left to the exact reader"));
+            }
+            return megane_structure_scan::scan_structure(raw.get().as_bytes())
+                .map(Structure::from)
+                .ok_or_else(|| de::Error::custom("structure: left to the exact reader"));
+        }
         d.deserialize_map(StructureVisitor)
+    }
+}
+
+thread_local! {
+    /// Whether a Structure in JSON text is read by the scanner (see [`scanned_or_exact`]).
+    static SCAN: Cell<bool> = const { Cell::new(false) };
+    /// The Structure [`scanned_or_exact`] read in place, for the placeholder that replaced it.
+    static SPLICED: RefCell<Option<Structure>> = const { RefCell::new(None) };
+}
+
+/// What replaces the Structure's text in the body handed to serde_json (see [`scanned_or_exact`]).
+const SPLICE_MARK: &str = "\"megane:structure read in place\"";
+
+/// Runs `read` with Structure objects read by the scanner (`megane-structure-scan`, built at
+/// opt-level 3; the big arrays go straight into typed vectors) when `scan` is true, or by the
+/// serde visitor below when false.
+pub(crate) fn with_scan<T>(scan: bool, read: impl FnOnce() -> T) -> T {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            SCAN.with(|s| s.set(self.0));
+        }
+    }
+    let _restore = Restore(SCAN.with(|s| s.replace(scan)));
+    read()
+}
+
+/// The one way a Structure is read from JSON bytes (the bytes path of every result: bytes,
+/// SSE-framed bytes, the remote call's body, a BuilderResult in a text item). `read` parses a
+/// response body (`serde_json::from_slice` and everything done with the result) and is run:
+///
+/// 1. with the Structure read by the scanner (`megane-structure-scan`, built at opt-level 3): it
+///    finds `structuredContent.structure` in `body` and reads it in place, in one pass, straight
+///    into typed vectors; `read` gets a copy of the body with a short placeholder instead of the
+///    Structure's text (the rest of a result is small), and takes the scanned Structure when it
+///    meets the placeholder. A Structure anywhere else (a text item) is read by the scanner too.
+///    The result counts only when `read` succeeds and took the scanned Structure exactly once:
+///    the placeholder then stood where serde reads a Structure, so the result is the one step 2
+///    would give (the scanner accepts only text the serde visitor reads to the same values;
+///    tests in `scan_differential.rs`).
+/// 2. otherwise (the scanner declined, or the result is refused for any reason) again on the
+///    original body with the serde visitor, so every refusal is the visitor's exact one-line
+///    error.
+///
+/// A JavaScript object (serde-wasm-bindgen) or a `serde_json::Value` is always read by the
+/// visitor.
+pub(crate) fn scanned_or_exact<T>(
+    body: &[u8],
+    mut read: impl FnMut(&[u8]) -> Result<T, String>,
+) -> Result<T, String> {
+    let fast = with_scan(true, || {
+        SPLICED.with(|s| s.borrow_mut().take());
+        let Some((scanned, range)) = megane_structure_scan::scan_call(body) else {
+            return read(body);
+        };
+        let mut spliced = Vec::with_capacity(body.len() - range.len() + SPLICE_MARK.len());
+        spliced.extend_from_slice(&body[..range.start]);
+        spliced.extend_from_slice(SPLICE_MARK.as_bytes());
+        spliced.extend_from_slice(&body[range.end..]);
+        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(scanned)));
+        let outcome = read(&spliced);
+        match SPLICED.with(|s| s.borrow_mut().take()) {
+            None => outcome,
+            Some(_) => Err(String::new()),
+        }
+    });
+    match fast {
+        Ok(done) => Ok(done),
+        Err(_) => with_scan(false, || read(body)),
+    }
+}
+
+impl From<megane_structure_scan::Scanned> for Structure {
+    fn from(s: megane_structure_scan::Scanned) -> Structure {
+        let column = |c: megane_structure_scan::Column| StringColumn {
+            table: c.table,
+            index: c.index,
+        };
+        Structure {
+            elements: s.elements,
+            positions: s.positions,
+            cell: s.cell,
+            bonds: s.bonds,
+            bond_orders: s.bond_orders,
+            molecules: s.molecules,
+            residue_names: s.residue_names.map(column),
+            residue_ids: s.residue_ids,
+            atom_names: s.atom_names.map(column),
+            chain_ids: s.chain_ids,
+            formal_charges: s.formal_charges,
+            scalars: s.scalars,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Reading one HTTP response body: JSON or SSE messages with a byte cap, or a bounded error text.
 
 use super::headers::BodyKind;
-use super::jsonrpc::{parse_owned, Incoming};
+use super::jsonrpc::{parse_owned, parse_text, Incoming};
 use super::sse::{SseDecoder, SseEvent};
 
 /// How much of a non-message body (an error page) is kept for the error message.
@@ -158,7 +158,7 @@ fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError>
         if !e.carries_message() {
             continue;
         }
-        let msgs = parse_owned(e.data.into_bytes()).map_err(|m| {
+        let msgs = parse_text(e.data).map_err(|m| {
             BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))
         })?;
         out.extend(msgs);

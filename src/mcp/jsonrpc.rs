@@ -254,17 +254,22 @@ pub fn parse_body(bytes: &[u8]) -> Result<Vec<Incoming>, String> {
 
 /// [`parse_body`] on a body it may keep: the results' raw text stays in it (no copy).
 pub fn parse_owned(bytes: Vec<u8>) -> Result<Vec<Incoming>, String> {
-    let not_json = |e: serde_json::Error| format!("the answer is not valid JSON ({e})");
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => Arc::new(text),
+    match String::from_utf8(bytes) {
+        Ok(text) => parse_text(text),
         // serde_json's own words for the bad byte (JSON text is UTF-8).
         Err(e) => {
             let error = serde_json::from_slice::<IgnoredAny>(e.as_bytes())
                 .err()
                 .map_or_else(|| "invalid UTF-8".to_string(), |e| e.to_string());
-            return Err(format!("the answer is not valid JSON ({error})"));
+            Err(format!("the answer is not valid JSON ({error})"))
         }
-    };
+    }
+}
+
+/// [`parse_owned`] on text already known to be UTF-8 (an SSE event's data): not checked again.
+pub fn parse_text(text: String) -> Result<Vec<Incoming>, String> {
+    let not_json = |e: serde_json::Error| format!("the answer is not valid JSON ({e})");
+    let text = Arc::new(text);
     let batch = text.bytes().find(|b| !b.is_ascii_whitespace()) == Some(b'[');
     if batch {
         let items: Vec<WireMessage> = serde_json::from_str(&text).map_err(not_json)?;

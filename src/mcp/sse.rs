@@ -99,6 +99,34 @@ pub struct SseDecoder {
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
+/// One complete line (without its line end): in place in the chunk being fed, or gathered
+/// across chunks.
+enum Line<'a> {
+    Borrowed(&'a [u8]),
+    Owned(Vec<u8>),
+}
+
+impl Line<'_> {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Line::Borrowed(b) => b,
+            Line::Owned(v) => v,
+        }
+    }
+}
+
+/// Where the value of a `data` field line starts (after `data`, its `:` and one optional space),
+/// `None` when the line is another field. Agrees with the general field split in `end_line`: the
+/// field name is everything before the first `:`.
+fn data_value_start(line: &[u8]) -> Option<usize> {
+    match line.strip_prefix(b"data")? {
+        [] => Some(4),
+        [b':', b' ', ..] => Some(6),
+        [b':', ..] => Some(5),
+        _ => None,
+    }
+}
+
 impl SseDecoder {
     /// A decoder that refuses any single event larger than `max_event_bytes` (counted as raw bytes of its
     /// lines, including field names, excluding line ends).
@@ -161,23 +189,29 @@ impl SseDecoder {
 
     fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
         let mut start = 0;
-        for (i, &b) in bytes.iter().enumerate() {
-            if b != b'\n' && b != b'\r' {
-                continue;
-            }
+        for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+            let b = bytes[i];
             // Bytes before the line end belong to the current line.
-            if i > start {
-                self.after_cr = false;
-                self.extend_line(&bytes[start..i])?;
-            }
+            let part = &bytes[start..i];
             start = i + 1;
+            if !part.is_empty() {
+                self.after_cr = false;
+                self.count(part.len())?;
+            }
             if b == b'\n' && self.after_cr {
                 // Second half of a CRLF (possibly split across chunks).
                 self.after_cr = false;
                 continue;
             }
             self.after_cr = b == b'\r';
-            self.end_line(out);
+            if self.line.is_empty() {
+                // The whole line is in this chunk: read in place, not copied into `line` first.
+                self.end_line(Line::Borrowed(part), out);
+            } else {
+                self.line.extend_from_slice(part);
+                let line = std::mem::take(&mut self.line);
+                self.end_line(Line::Owned(line), out);
+            }
         }
         if start < bytes.len() {
             self.after_cr = false;
@@ -186,8 +220,9 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
-        self.event_bytes = self.event_bytes.saturating_add(bytes.len());
+    /// Counts `len` more bytes of the current event against the cap.
+    fn count(&mut self, len: usize) -> Result<(), SseError> {
+        self.event_bytes = self.event_bytes.saturating_add(len);
         if self.event_bytes > self.max_event_bytes {
             self.failed = true;
             self.line = Vec::new();
@@ -196,6 +231,11 @@ impl SseDecoder {
                 limit: self.max_event_bytes,
             });
         }
+        Ok(())
+    }
+
+    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
+        self.count(bytes.len())?;
         self.line.extend_from_slice(bytes);
         Ok(())
     }
@@ -213,21 +253,39 @@ impl SseDecoder {
             self.push_bytes(&taken, out)?;
         }
         if !self.line.is_empty() {
-            self.end_line(out);
+            let line = std::mem::take(&mut self.line);
+            self.end_line(Line::Owned(line), out);
         }
         self.dispatch(out);
         self.after_cr = false;
         Ok(())
     }
 
-    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
+    fn end_line(&mut self, line: Line<'_>, out: &mut Vec<SseEvent>) {
         self.at_start = false;
-        if self.line.is_empty() {
+        if line.bytes().is_empty() {
             self.dispatch(out);
             return;
         }
-        let line = std::mem::take(&mut self.line);
-        let text = String::from_utf8_lossy(&line);
+        let line = match line {
+            // The first `data:` line of an event, gathered across chunks and valid UTF-8: its
+            // buffer becomes the event's data (the field name dropped in place), so a 30 MB
+            // message is not copied a second time.
+            Line::Owned(bytes) if !self.has_data => match data_value_start(&bytes) {
+                Some(start) => match String::from_utf8(bytes) {
+                    Ok(mut text) => {
+                        text.drain(..start);
+                        self.data = text;
+                        self.has_data = true;
+                        return;
+                    }
+                    Err(e) => Line::Owned(e.into_bytes()),
+                },
+                None => Line::Owned(bytes),
+            },
+            line => line,
+        };
+        let text = String::from_utf8_lossy(line.bytes());
         if text.starts_with(':') {
             return; // comment
         }
@@ -357,5 +415,32 @@ mod tests {
             d.feed(b"data: 0123456789\n\n", &mut out).unwrap();
         }
         assert_eq!(out.len(), 1000);
+    }
+
+    #[test]
+    fn data_lines_read_in_place_or_gathered_agree_for_every_chunking() {
+        // First data lines that are whole in a chunk (read in place) and ones gathered across
+        // chunks (their buffer becomes the data): the same events for every chunk size.
+        let stream: &[u8] = b"data:{\"a\":1}\n\ndata\n\ndatax: no\ndata: \xffz\n\n\
+            data: one\r\ndata:two\r\n\r\nevent: e\ndata:  sp\rdata\n\ndata: \xc3\xa5 last";
+        let expected = [
+            ("message", "{\"a\":1}"),
+            ("message", ""),
+            ("message", "\u{fffd}z"),
+            ("message", "one\ntwo"),
+            ("e", " sp\n"),
+            ("message", "\u{e5} last"),
+        ];
+        for size in 1..=stream.len() {
+            let chunks: Vec<&[u8]> = stream.chunks(size).collect();
+            let ev = decode_all(&chunks);
+            let got: Vec<(&str, &str)> = ev.iter().map(|e| (e.event_type(), &*e.data)).collect();
+            assert_eq!(got, expected, "chunk size {size}");
+        }
+        // The cap still counts a line read in place.
+        let mut d = SseDecoder::new(8);
+        let mut out = Vec::new();
+        assert!(d.feed(b"data: 0123456789\n\n", &mut out).is_err());
+        assert!(out.is_empty());
     }
 }

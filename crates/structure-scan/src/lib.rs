@@ -1,0 +1,724 @@
+//! The hot part of reading a §5.1 Structure from JSON: a strict, single-pass scanner over the
+//! text of one Structure object, straight into typed columns.
+//!
+//! It is a *fast path*, not a second definition of the rules: [`scan_structure`] returns
+//! `Some` only for text that the package's serde reader (`megane-builder-client`'s
+//! `contract::structure`) reads to exactly the same values, and `None` for anything it is not
+//! sure of (a number that is not a plain JSON integer where an integer is expected, an escape in
+//! a string, a value out of a field's range, a field twice, nesting deeper than
+//! [`MAX_SKIP_DEPTH`], any syntax error…). The caller then reads the same text with the serde
+//! reader, which gives the exact one-line error. The §5.1 cross-field rules (lengths, bond
+//! ranges, duplicates) are not checked here; `Structure::validate` checks them once.
+//!
+//! This crate exists so the scanner can be built at `opt-level = 3` (a per-package profile
+//! override in the root `Cargo.toml`) while the rest of the package is size-optimised. Its entry
+//! point is not generic, so its code is generated here, at this crate's level.
+//!
+//! Numbers: JSON grammar checked here (`-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?`), then integers of
+//! up to 15 digits are converted exactly and everything else by `fast-float2` (correctly rounded,
+//! as serde_json with its `float_roundtrip` feature, which this package's dependency graph turns
+//! on, and as JavaScript's `JSON.parse`). A number that does not fit an `f64` (`1e400`) is left
+//! to the serde reader ("number out of range").
+
+#![forbid(unsafe_code)]
+
+use std::collections::{BTreeMap, HashMap};
+
+/// Deepest nesting this scanner skips inside an unknown field; deeper values go to the serde
+/// reader (whose own limit is 64 levels).
+pub const MAX_SKIP_DEPTH: usize = 32;
+
+/// A dictionary-encoded per-atom string column: entry `i` is `table[index[i]]`, each distinct
+/// string once, in order of first appearance.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Column {
+    /// Distinct strings in order of first appearance.
+    pub table: Vec<String>,
+    /// Per entry, its position in `table`.
+    pub index: Vec<u32>,
+}
+
+/// The fields of a §5.1 Structure as read from its JSON text, before the cross-field checks.
+/// Ranges that belong to one value are already enforced (atomic numbers 1–118, bond orders 1–4,
+/// indices ≥ 0 and < 2³², formal charges in `i32`, finite numbers, a cell of nine numbers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Scanned {
+    /// Atomic numbers, length N.
+    pub elements: Vec<u8>,
+    /// Positions in Å, flat `[x0, y0, z0, x1, …]`.
+    pub positions: Vec<f64>,
+    /// Row-major lattice vectors in Å, or `None` for `null`.
+    pub cell: Option<[f64; 9]>,
+    /// 0-based atom index pairs.
+    pub bonds: Vec<[u32; 2]>,
+    /// Bond orders 1–4, parallel to `bonds`.
+    pub bond_orders: Option<Vec<u8>>,
+    /// Per-atom 0-based molecule index.
+    pub molecules: Option<Vec<u32>>,
+    /// Per-atom residue names.
+    pub residue_names: Option<Column>,
+    /// Per-atom residue numbers.
+    pub residue_ids: Option<Vec<i64>>,
+    /// Per-atom atom names.
+    pub atom_names: Option<Column>,
+    /// Per-atom chain ids (not checked for length here).
+    pub chain_ids: Option<Vec<String>>,
+    /// Per-atom formal charges in e.
+    pub formal_charges: Option<Vec<i32>>,
+    /// Named per-atom number channels.
+    pub scalars: Option<BTreeMap<String, Vec<f64>>>,
+}
+
+/// Reads the JSON text of one §5.1 Structure object (white space around it allowed). `None`
+/// when the text is anything the scanner does not read with certainty; see the module comment.
+pub fn scan_structure(text: &[u8]) -> Option<Scanned> {
+    let mut scanner = Scanner { b: text, i: 0 };
+    let out = scanner.structure()?;
+    scanner.ws();
+    (scanner.i == text.len()).then_some(out)
+}
+
+/// Finds and reads the Structure of a `tools/call` response body: `structuredContent.structure`
+/// of a bare CallToolResult, or of `result` in a JSON-RPC envelope (the first one met). Returns
+/// it with its byte range in `body`, so the caller can let its JSON reader parse the rest of the
+/// body with a short placeholder in that range; the Structure itself is read once, here.
+///
+/// The members before the Structure are only walked (their strings' escapes are stepped over,
+/// not checked); the caller's reader must then accept the whole body with the placeholder, which
+/// checks them. `None` when there is no such Structure or it is declined as [`scan_structure`]
+/// declines.
+pub fn scan_call(body: &[u8]) -> Option<(Scanned, std::ops::Range<usize>)> {
+    let mut scanner = Scanner { b: body, i: 0 };
+    if body.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        scanner.i = 3;
+    }
+    scanner.find(Level::Body)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Level {
+    Body,
+    Envelope,
+    BuilderResult,
+}
+
+const ELEMENTS: u16 = 1;
+const POSITIONS: u16 = 1 << 1;
+const CELL: u16 = 1 << 2;
+const BONDS: u16 = 1 << 3;
+const REQUIRED: u16 = ELEMENTS | POSITIONS | CELL | BONDS;
+
+struct Scanner<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Scanner<'a> {
+    #[inline]
+    fn ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    #[inline]
+    fn eat(&mut self, c: u8) -> Option<()> {
+        self.ws();
+        if self.peek() == Some(c) {
+            self.i += 1;
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        if self.b[self.i..].starts_with(word) {
+            self.i += word.len();
+            Some(())
+        } else {
+            None
+        }
+    }
+
+    /// After an item of an array or a member of an object: `,` (more follow, `true`) or the
+    /// closing bracket (`false`).
+    #[inline]
+    fn next_or_close(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                Some(true)
+            }
+            c if c == close => {
+                self.i += 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+
+    fn structure(&mut self) -> Option<Scanned> {
+        self.eat(b'{')?;
+        let mut out = Scanned::default();
+        let mut seen = 0u16;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            return None;
+        }
+        loop {
+            let key = self.string()?;
+            self.eat(b':')?;
+            let bit = match key {
+                "elements" => ELEMENTS,
+                "positions" => POSITIONS,
+                "cell" => CELL,
+                "bonds" => BONDS,
+                "bondOrders" => 1 << 4,
+                "molecules" => 1 << 5,
+                "residueNames" => 1 << 6,
+                "residueIds" => 1 << 7,
+                "atomNames" => 1 << 8,
+                "chainIds" => 1 << 9,
+                "formalCharges" => 1 << 10,
+                "scalars" => 1 << 11,
+                _ => 0,
+            };
+            if seen & bit != 0 {
+                return None;
+            }
+            seen |= bit;
+            match key {
+                "elements" => out.elements = self.list(|s| s.int_in(1, 118).map(|v| v as u8))?,
+                "positions" => out.positions = self.list(Self::number)?,
+                "cell" => {
+                    out.cell = match self.nullable(|s| s.list(Self::number))? {
+                        Some(cell) => Some(<[f64; 9]>::try_from(cell.as_slice()).ok()?),
+                        None => None,
+                    }
+                }
+                "bonds" => out.bonds = self.list(Self::bond)?,
+                "bondOrders" => {
+                    out.bond_orders =
+                        self.nullable(|s| s.list(|s| s.int_in(1, 4).map(|v| v as u8)))?
+                }
+                "molecules" => out.molecules = self.nullable(|s| s.list(Self::index))?,
+                "residueNames" => out.residue_names = self.nullable(Self::column)?,
+                "residueIds" => out.residue_ids = self.nullable(|s| s.list(Self::int))?,
+                "atomNames" => out.atom_names = self.nullable(Self::column)?,
+                "chainIds" => {
+                    out.chain_ids = self.nullable(|s| s.list(|s| s.string().map(str::to_owned)))?
+                }
+                "formalCharges" => {
+                    out.formal_charges = self.nullable(|s| {
+                        s.list(|s| s.int_in(i32::MIN.into(), i32::MAX.into()).map(|v| v as i32))
+                    })?
+                }
+                "scalars" => out.scalars = self.nullable(Self::scalars)?,
+                _ => self.skip(0)?,
+            }
+            if !self.next_or_close(b'}')? {
+                break;
+            }
+        }
+        (seen & REQUIRED == REQUIRED).then_some(out)
+    }
+
+    /// `[item, …]` with white space anywhere between tokens.
+    #[inline]
+    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+        self.eat(b'[')?;
+        let mut out = Vec::new();
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Some(out);
+        }
+        loop {
+            self.ws();
+            out.push(item(self)?);
+            if !self.next_or_close(b']')? {
+                return Some(out);
+            }
+        }
+    }
+
+    fn nullable<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        self.ws();
+        if self.peek() == Some(b'n') {
+            self.literal(b"null")?;
+            return Some(None);
+        }
+        read(self).map(Some)
+    }
+
+    /// A JSON number token; returns its start and whether it is an integer (no fraction or
+    /// exponent).
+    #[inline]
+    fn number_token(&mut self) -> Option<(usize, bool)> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => {
+                i += 1;
+                while let Some(b'0'..=b'9') = b.get(i) {
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+        let mut integer = true;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            integer = false;
+            let digits = i;
+            while let Some(b'0'..=b'9') = b.get(i) {
+                i += 1;
+            }
+            if i == digits {
+                return None;
+            }
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            i += 1;
+            integer = false;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            let digits = i;
+            while let Some(b'0'..=b'9') = b.get(i) {
+                i += 1;
+            }
+            if i == digits {
+                return None;
+            }
+        }
+        self.i = i;
+        Some((start, integer))
+    }
+
+    /// A finite JSON number as `f64`. Most numbers (at most 15 significant digits, at most 22
+    /// after the point, no exponent) are converted while their digits are checked: the digits as
+    /// an integer (exact below 2⁵³) divided by an exact power of ten, one correctly rounded IEEE
+    /// division. Anything else is converted by `fast-float2` after the grammar check.
+    #[inline]
+    fn number(&mut self) -> Option<f64> {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start;
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let mut mantissa = 0u64;
+        let mut significant = 0usize;
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => {
+                while let Some(&d @ b'0'..=b'9') = b.get(i) {
+                    mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                    significant += 1;
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+        let mut fraction = 0usize;
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            let digits = i;
+            while let Some(&d @ b'0'..=b'9') = b.get(i) {
+                if significant > 0 || d != b'0' {
+                    mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                    significant += 1;
+                }
+                i += 1;
+            }
+            fraction = i - digits;
+            if fraction == 0 {
+                return None;
+            }
+        }
+        let exponent = matches!(b.get(i), Some(b'e' | b'E'));
+        if !exponent && significant <= 15 && fraction < POW10.len() {
+            self.i = i;
+            let v = mantissa as f64 / POW10[fraction];
+            return Some(if negative { -v } else { v });
+        }
+        if exponent {
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            let digits = i;
+            while let Some(b'0'..=b'9') = b.get(i) {
+                i += 1;
+            }
+            if i == digits {
+                return None;
+            }
+        }
+        self.i = i;
+        let value = fast_float2::parse::<f64, _>(&b[start..i]).ok()?;
+        value.is_finite().then_some(value)
+    }
+
+    /// A plain JSON integer token (no fraction or exponent) of at most 15 digits.
+    #[inline]
+    fn int(&mut self) -> Option<i64> {
+        let (start, integer) = self.number_token()?;
+        if !integer {
+            return None;
+        }
+        let (negative, magnitude) = small_integer(&self.b[start..self.i])?;
+        let v = magnitude as i64;
+        Some(if negative { -v } else { v })
+    }
+
+    #[inline]
+    fn int_in(&mut self, low: i64, high: i64) -> Option<i64> {
+        self.int().filter(|v| (low..=high).contains(v))
+    }
+
+    #[inline]
+    fn index(&mut self) -> Option<u32> {
+        self.int().and_then(|v| u32::try_from(v).ok())
+    }
+
+    #[inline]
+    fn bond(&mut self) -> Option<[u32; 2]> {
+        self.eat(b'[')?;
+        self.ws();
+        let a = self.index()?;
+        self.eat(b',')?;
+        self.ws();
+        let b = self.index()?;
+        self.eat(b']')?;
+        Some([a, b])
+    }
+
+    /// A JSON string without escapes or control characters, valid UTF-8.
+    #[inline]
+    fn string(&mut self) -> Option<&'a str> {
+        self.eat(b'"')?;
+        let start = self.i;
+        loop {
+            match *self.b.get(self.i)? {
+                b'"' => break,
+                b'\\' | 0..=0x1f => return None,
+                _ => self.i += 1,
+            }
+        }
+        let text = std::str::from_utf8(&self.b[start..self.i]).ok()?;
+        self.i += 1;
+        Some(text)
+    }
+
+    /// An array of strings, dictionary-encoded.
+    fn column(&mut self) -> Option<Column> {
+        let mut column = Column::default();
+        let mut positions: HashMap<&'a str, u32> = HashMap::new();
+        let mut last: Option<(&'a str, u32)> = None;
+        column.index = self.list(|s| {
+            let text = s.string()?;
+            if let Some((previous, t)) = last {
+                if previous == text {
+                    return Some(t);
+                }
+            }
+            let t = match positions.get(text) {
+                Some(&t) => t,
+                None => {
+                    let t = u32::try_from(column.table.len()).ok()?;
+                    column.table.push(text.to_owned());
+                    positions.insert(text, t);
+                    t
+                }
+            };
+            last = Some((text, t));
+            Some(t)
+        })?;
+        Some(column)
+    }
+
+    /// `{"name": [numbers], …}`, each name once.
+    fn scalars(&mut self) -> Option<BTreeMap<String, Vec<f64>>> {
+        self.eat(b'{')?;
+        let mut out = BTreeMap::new();
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Some(out);
+        }
+        loop {
+            let name = self.string()?;
+            self.eat(b':')?;
+            let values = self.list(Self::number)?;
+            if out.insert(name.to_owned(), values).is_some() {
+                return None;
+            }
+            if !self.next_or_close(b'}')? {
+                return Some(out);
+            }
+        }
+    }
+
+    /// Walks the object at `level` up to the Structure (see [`scan_call`]).
+    fn find(&mut self, level: Level) -> Option<(Scanned, std::ops::Range<usize>)> {
+        self.eat(b'{')?;
+        self.ws();
+        if self.peek() == Some(b'}') {
+            return None;
+        }
+        loop {
+            let key = self.loose_string()?;
+            self.eat(b':')?;
+            self.ws();
+            let object = self.peek() == Some(b'{');
+            let inner = match (level, key) {
+                (Level::Body, b"result") if object => Some(Level::Envelope),
+                (Level::Body | Level::Envelope, b"structuredContent") if object => {
+                    Some(Level::BuilderResult)
+                }
+                (Level::BuilderResult, b"structure") if object => {
+                    let start = self.i;
+                    let structure = self.structure()?;
+                    return Some((structure, start..self.i));
+                }
+                _ => None,
+            };
+            match inner {
+                Some(inner) => return self.find(inner),
+                None => self.skip_loose(0)?,
+            }
+            if !self.next_or_close(b'}')? {
+                return None;
+            }
+        }
+    }
+
+    /// A string's raw bytes (between the quotes, escapes left as written and not checked).
+    fn loose_string(&mut self) -> Option<&'a [u8]> {
+        self.eat(b'"')?;
+        let start = self.i;
+        loop {
+            match *self.b.get(self.i)? {
+                b'"' => break,
+                b'\\' => self.i += 2,
+                _ => self.i += 1,
+            }
+        }
+        let text = self.b.get(start..self.i)?;
+        self.i += 1;
+        Some(text)
+    }
+
+    /// Steps over one value before the Structure without checking it (the caller's reader does).
+    fn skip_loose(&mut self, depth: usize) -> Option<()> {
+        if depth >= 64 {
+            return None;
+        }
+        self.ws();
+        match self.peek()? {
+            open @ (b'{' | b'[') => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.i += 1;
+                self.ws();
+                if self.peek() == Some(close) {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    if open == b'{' {
+                        self.loose_string()?;
+                        self.eat(b':')?;
+                    }
+                    self.skip_loose(depth + 1)?;
+                    if !self.next_or_close(close)? {
+                        return Some(());
+                    }
+                }
+            }
+            b'"' => self.loose_string().map(|_| ()),
+            _ => {
+                let start = self.i;
+                while let Some(b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E' | b'a'..=b'z') =
+                    self.b.get(self.i)
+                {
+                    self.i += 1;
+                }
+                (self.i > start).then_some(())
+            }
+        }
+    }
+
+    /// Skips one value of an unknown field (numbers must be finite, strings plain).
+    fn skip(&mut self, depth: usize) -> Option<()> {
+        if depth >= MAX_SKIP_DEPTH {
+            return None;
+        }
+        self.ws();
+        match self.peek()? {
+            b'{' => {
+                self.i += 1;
+                self.ws();
+                if self.peek() == Some(b'}') {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.string()?;
+                    self.eat(b':')?;
+                    self.skip(depth + 1)?;
+                    if !self.next_or_close(b'}')? {
+                        return Some(());
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                self.ws();
+                if self.peek() == Some(b']') {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.skip(depth + 1)?;
+                    if !self.next_or_close(b']')? {
+                        return Some(());
+                    }
+                }
+            }
+            b'"' => self.string().map(|_| ()),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            _ => self.number().map(|_| ()),
+        }
+    }
+}
+
+/// Powers of ten exact in `f64` (10²² is the largest).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `(negative, magnitude)` of an integer token of at most 15 digits (exact in `f64` and `i64`).
+#[inline]
+fn small_integer(token: &[u8]) -> Option<(bool, u64)> {
+    let (negative, digits) = match token.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, token),
+    };
+    if digits.is_empty() || digits.len() > 15 {
+        return None;
+    }
+    let mut v = 0u64;
+    for &d in digits {
+        v = v * 10 + u64::from(d.wrapping_sub(b'0'));
+    }
+    Some((negative, v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(text: &str) -> Option<Scanned> {
+        scan_structure(text.as_bytes())
+    }
+
+    const WATER: &str = r#" {"elements":[8,1,1],"positions":[0,0,0, 0.96,0,0, -0.24,0.93,0],
+        "cell":null,"bonds":[[0,1],[0,2]],"extra":{"ignored":[1,2,{"a":null}]}} "#;
+
+    #[test]
+    fn reads_water() {
+        let s = scan(WATER).unwrap();
+        assert_eq!(s.elements, [8, 1, 1]);
+        assert_eq!(s.positions[3], 0.96);
+        assert_eq!(s.positions[6], -0.24);
+        assert_eq!(s.bonds, [[0, 1], [0, 2]]);
+        assert_eq!(s.cell, None);
+    }
+
+    #[test]
+    fn declines_what_it_is_not_sure_of() {
+        let body = |positions: &str| {
+            format!(r#"{{"elements":[8],"positions":{positions},"cell":null,"bonds":[]}}"#)
+        };
+        assert!(scan(&body("[1,2,3]")).is_some());
+        for bad in [
+            "[1,2,]",
+            "[01,2,3]",
+            "[1.,2,3]",
+            "[.5,2,3]",
+            "[1e400,2,3]",
+            "[-1e400,0,0]",
+            "[+1,2,3]",
+            "[NaN,0,0]",
+            "[Infinity,0,0]",
+            "[1,2,3",
+            "[\"1\",2,3]",
+            "[1 2 3]",
+            "[-,0,0]",
+            "[1e,0,0]",
+            "[1e+,0,0]",
+            "null",
+        ] {
+            assert!(scan(&body(bad)).is_none(), "{bad}");
+        }
+        assert!(scan(
+            r#"{"elements":[8],"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[]}"#
+        )
+        .is_none());
+        assert!(scan(r#"{"elements":[8.0],"positions":[0,0,0],"cell":null,"bonds":[]}"#).is_none());
+        assert!(scan(r#"{"elements":[119],"positions":[0,0,0],"cell":null,"bonds":[]}"#).is_none());
+        assert!(scan(r#"{"elements":[8],"positions":[0,0,0],"bonds":[]}"#).is_none());
+        assert!(
+            scan(r#"{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[[0,1,2]]}"#).is_none()
+        );
+        assert!(scan(r#"{"elements":[8],"positions":[0,0,0],"cell":[1,2],"bonds":[]}"#).is_none());
+        assert!(
+            scan(r#"{"elem\u0065nts":[8],"positions":[0,0,0],"cell":null,"bonds":[]}"#).is_none()
+        );
+        let deep = format!(
+            r#"{{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"x":{}{}}}"#,
+            "[".repeat(40),
+            "]".repeat(40)
+        );
+        assert!(scan(&deep).is_none());
+    }
+
+    #[test]
+    fn numbers_are_read_as_json_parse_reads_them() {
+        let body = |positions: &str| {
+            format!(r#"{{"elements":[8],"positions":[{positions}],"cell":null,"bonds":[]}}"#)
+        };
+        for (text, expected) in [
+            ("-0,0,0", -0.0f64),
+            ("1e-400,0,0", 0.0),
+            ("12345678901234567890123,0,0", 12345678901234567890123.0),
+            ("0.1000000000000000055511151231257827,0,0", 0.1),
+            (
+                "2.2250738585072011e-308,0,0",
+                f64::from_bits(0x000F_FFFF_FFFF_FFFF),
+            ),
+            ("1E2,0,0", 100.0),
+        ] {
+            let s = scan(&body(text)).unwrap();
+            assert_eq!(s.positions[0].to_bits(), expected.to_bits(), "{text}");
+        }
+    }
+}

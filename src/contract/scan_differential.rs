@@ -1,0 +1,396 @@
+//! Differential test of the bytes path's Structure reader (issue 10): the scanner
+//! (`megane-structure-scan`, tried first) against the serde visitor (the exact reader, which
+//! every refusal comes from), over every recorded fixture in `../shared/fixtures`, every file
+//! of the committed fuzz corpus of the `result` target, and hostile numbers and shapes.
+//!
+//! For each input: when the scanner's read succeeds, the visitor's read succeeds with the same
+//! result, bit for bit (so `-0` stays −0.0); the public path ([`interpret_bytes`]) gives exactly
+//! the visitor's outcome, its errors one line.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::value::RawValue;
+
+use super::super::structure::{with_scan, Structure};
+use super::{interpret_bytes, read_call, Interpreted, ResultLimits};
+
+/// Every f64 of a Structure as bits (`PartialEq` on f64 says −0.0 == 0.0).
+fn float_bits(s: &Structure) -> Vec<u64> {
+    let mut bits: Vec<u64> = s.positions.iter().map(|v| v.to_bits()).collect();
+    bits.extend(s.cell.iter().flatten().map(|v| v.to_bits()));
+    for values in s.scalars.iter().flat_map(|m| m.values()) {
+        bits.extend(values.iter().map(|v| v.to_bits()));
+    }
+    bits
+}
+
+fn same(a: &Interpreted, b: &Interpreted) -> bool {
+    a == b && float_bits(&a.result.structure) == float_bits(&b.result.structure)
+}
+
+/// Checks one body; returns whether the scanner read it.
+fn check_body(body: &[u8], what: &str) -> bool {
+    let limits = ResultLimits::default();
+    let exact = with_scan(false, || read_call(None, None, body));
+    let scanned = with_scan(true, || read_call(None, None, body));
+    let public = interpret_bytes(None, None, body, &limits);
+    if let Ok(fast) = &scanned {
+        match &exact {
+            Ok(slow) => assert!(same(fast, slow), "{what}: scanner and visitor differ"),
+            Err(e) => panic!("{what}: the scanner accepts what the visitor refuses ({e})"),
+        }
+    }
+    // The unframed body: the public path's outcome is the visitor's.
+    if !body.starts_with(b"event:") && !body.starts_with(b"data:") {
+        match (&public, &exact) {
+            (Ok(a), Ok(b)) => assert!(same(a, b), "{what}: public path differs"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{what}"),
+            (a, b) => panic!("{what}: public {a:?} but visitor {b:?}"),
+        }
+    }
+    if let Err(e) = &public {
+        assert!(!e.contains(['\n', '\r']), "{what}: two-line error {e:?}");
+    }
+    // The same text as a bare §5.1 Structure (the packed fixtures are Structures).
+    let exact_s = with_scan(false, || serde_json::from_slice::<Structure>(body));
+    let scanned_s = with_scan(true, || serde_json::from_slice::<Structure>(body));
+    if let Ok(fast) = &scanned_s {
+        let slow = exact_s.as_ref().unwrap_or_else(|e| {
+            panic!("{what}: scanner accepts a Structure the visitor refuses: {e}")
+        });
+        assert!(
+            fast == slow && float_bits(fast) == float_bits(slow),
+            "{what}: Structure differs"
+        );
+    }
+    scanned.is_ok() || scanned_s.is_ok() || megane_structure_scan::scan_call(body).is_some()
+}
+
+/// The body, and every value inside it down to three levels (raw text as sent, and the text of
+/// string values: recorded exchanges keep bodies as strings).
+fn bodies_of(text: &[u8], depth: usize, out: &mut Vec<Vec<u8>>) {
+    out.push(text.to_vec());
+    if depth == 0 {
+        return;
+    }
+    if let Ok(map) = serde_json::from_slice::<Vec<(String, &RawValue)>>(text).or_else(|_| {
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(text).map(|_| vec![])
+    }) {
+        for (_, raw) in map {
+            bodies_of(raw.get().as_bytes(), depth - 1, out);
+        }
+    }
+    if let Ok(map) =
+        serde_json::from_slice::<std::collections::BTreeMap<String, Box<RawValue>>>(text)
+    {
+        for raw in map.values() {
+            if let Ok(s) = serde_json::from_str::<String>(raw.get()) {
+                out.push(s.into_bytes());
+            } else {
+                bodies_of(raw.get().as_bytes(), depth - 1, out);
+            }
+        }
+    }
+    if let Ok(items) = serde_json::from_slice::<Vec<Box<RawValue>>>(text) {
+        for raw in items.iter().take(50) {
+            bodies_of(raw.get().as_bytes(), depth - 1, out);
+        }
+    }
+}
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn scanner_agrees_with_the_visitor_on_every_fixture_and_corpus_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    files_under(&root.join("../shared/fixtures"), &mut files);
+    let fixtures = files.len();
+    files_under(&root.join("fuzz/corpus/result"), &mut files);
+    assert!(
+        fixtures > 50 && files.len() > fixtures + 1000,
+        "{}",
+        files.len()
+    );
+    let (mut bodies, mut scanned) = (0, Vec::new());
+    for path in &files {
+        let text = std::fs::read(path).unwrap();
+        let mut all = Vec::new();
+        bodies_of(&text, 3, &mut all);
+        for body in &all {
+            bodies += 1;
+            if check_body(body, &path.display().to_string()) {
+                scanned.push(path.clone());
+            }
+        }
+    }
+    // Not vacuous: the recorded results and the packed Structures took the scanner.
+    for name in [
+        "call-liquid_box.json",
+        "call-solvate.json",
+        "call-polymer_chain.json",
+    ] {
+        assert!(
+            scanned
+                .iter()
+                .any(|p| p.ends_with(format!("megane-recorded/{name}"))),
+            "{name} was not read by the scanner"
+        );
+    }
+    assert!(scanned
+        .iter()
+        .any(|p| p.to_string_lossy().contains("/packed/")));
+    println!("{bodies} bodies, {} read by the scanner", scanned.len());
+}
+
+fn wrap(structure: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":[{{"type":"text","text":"ok"}}],"structuredContent":{{"contract":1,"name":"x","structure":{structure}}}}}}}"#
+    )
+}
+
+fn check_structure(structure: &str) -> bool {
+    check_body(wrap(structure).as_bytes(), structure)
+}
+
+#[test]
+fn hostile_numbers_are_read_or_refused_as_the_visitor_does() {
+    let numbers = [
+        "0",
+        "-0",
+        "0.0",
+        "-0.0",
+        "-0e0",
+        "0e-0",
+        "1E2",
+        "1e+2",
+        "1e-2",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "-1e-400",
+        "1e308",
+        "1.7976931348623157e308",
+        "1.7976931348623159e308",
+        "4.9e-324",
+        "2.4703282292062327e-324",
+        "2.4703282292062328e-324",
+        "5e-324",
+        "2.2250738585072011e-308",
+        "0.30000000000000004",
+        "0.1",
+        "-12.345678901234567",
+        "9007199254740993",
+        "123456789012345",
+        "1234567890123456",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "123456789012345678901234567890",
+        "1e99999999999999999999",
+        "0e99999999999999999999",
+        "1e-99999999999999999999",
+        "01",
+        "00",
+        "-01",
+        "1.",
+        ".5",
+        "+1",
+        "-",
+        "1e",
+        "1e+",
+        "--1",
+        "0x10",
+        "NaN",
+        "-NaN",
+        "Infinity",
+        "-Infinity",
+        "inf",
+        "1_0",
+        "1.0.0",
+        "\"1\"",
+        "true",
+        "null",
+        "[]",
+        "{}",
+        "1 .5",
+    ];
+    let long = format!("0.{}", "1".repeat(800));
+    let long_int = "9".repeat(400);
+    let mut read = 0;
+    for n in numbers
+        .iter()
+        .copied()
+        .chain([long.as_str(), long_int.as_str()])
+    {
+        let cases = [
+            format!(r#"{{"elements":[8],"positions":[{n},0,0],"cell":null,"bonds":[]}}"#),
+            format!(
+                r#"{{"elements":[8],"positions":[0,0,0],"cell":[{n},0,0,0,1,0,0,0,1],"bonds":[]}}"#
+            ),
+            format!(r#"{{"elements":[{n}],"positions":[0,0,0],"cell":null,"bonds":[]}}"#),
+            format!(
+                r#"{{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,{n}]]}}"#
+            ),
+            format!(
+                r#"{{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,1]],"bondOrders":[{n}]}}"#
+            ),
+            format!(
+                r#"{{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"molecules":[{n}],"residueIds":[{n}],"formalCharges":[{n}]}}"#
+            ),
+            format!(
+                r#"{{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"scalars":{{"q":[{n}]}}}}"#
+            ),
+            format!(
+                r#"{{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"unknown":[{n}]}}"#
+            ),
+        ];
+        for case in &cases {
+            read += usize::from(check_structure(case));
+        }
+    }
+    assert!(read > 100, "{read}");
+}
+
+#[test]
+fn hostile_shapes_are_read_or_refused_as_the_visitor_does() {
+    let base = r#""elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,1]]"#;
+    let mut cases = vec![
+        format!("{{{base}}}"),
+        format!(" {{ {base} }} "),
+        format!("{{{base},}}"),
+        format!("{{,{base}}}"),
+        format!("{{{base},\"elements\":[8,1]}}"),
+        format!("{{{base},\"molecules\":null,\"molecules\":[0,0]}}"),
+        format!("{{{base},\"x\":1,\"x\":2}}"),
+        format!("{{{base},\"residueNames\":[\"HOH\",\"N\\u0041\"]}}"),
+        format!("{{{base},\"residueNames\":[\"HOH\",\"HOH\"],\"atomNames\":[\"O\",\"H1\"]}}"),
+        format!("{{{base},\"residueNames\":[\"H\u{1}\",\"HOH\"]}}"),
+        format!("{{{base},\"residueNames\":[\"é\",\"日本\"]}}"),
+        format!("{{{base},\"chainIds\":[\"A\",\"B\"]}}"),
+        format!("{{{base},\"chainIds\":[\"A\",\"AB\"]}}"),
+        format!("{{{base},\"scalars\":{{\"q\":[1,2],\"q\":[3,4]}}}}"),
+        format!("{{{base},\"scalars\":{{\"q\":[1,2]}}}}"),
+        format!("{{{base},\"scalars\":null}}"),
+        format!("{{{base},\"bondOrders\":[5]}}"),
+        format!("{{{base},\"bondOrders\":[1,2]}}"),
+        format!("{{{base},\"formalCharges\":[2147483648,0]}}"),
+        format!("{{{base},\"residueIds\":[9007199254740992,1]}}"),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,1],[1,0]]}"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,1,]]}"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,4294967296]]}"#
+            .into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0,],"cell":null,"bonds":[]}"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0],"cell":null,"bonds":[]}"#.into(),
+        r#"{"elements":[8,1] "positions":[0,0,0,1,0,0],"cell":null,"bonds":[]}"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[]"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null}"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":nul,"bonds":[]}"#.into(),
+        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":[],"bonds":[]}"#.into(),
+        r#"[]"#.into(),
+        r#"null"#.into(),
+        r#"{}"#.into(),
+    ];
+    for depth in [30, 31, 32, 33, 62, 63, 64, 65, 200] {
+        let nested = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        cases.push(format!("{{{base},\"x\":{nested}}}"));
+        let objects = format!("{}1{}", "{\"a\":".repeat(depth), "}".repeat(depth));
+        cases.push(format!("{{{base},\"x\":{objects}}}"));
+    }
+    let mut read = 0;
+    for case in &cases {
+        read += usize::from(check_structure(case));
+    }
+    assert!(read >= 10, "{read}");
+    // Invalid UTF-8 inside a string.
+    let mut bytes = wrap(&format!("{{{base},\"residueNames\":[\"A\",\"B\"]}}")).into_bytes();
+    let at = bytes.windows(3).position(|w| w == b"\"B\"").unwrap() + 1;
+    bytes[at] = 0xFF;
+    check_body(&bytes, "invalid UTF-8");
+    // The same result SSE-framed reads the same.
+    let json = wrap(&format!("{{{base}}}"));
+    let sse = format!("event: message\ndata: {json}\n\n");
+    let limits = ResultLimits::default();
+    let a = interpret_bytes(None, None, sse.as_bytes(), &limits).unwrap();
+    let b = interpret_bytes(None, None, json.as_bytes(), &limits).unwrap();
+    assert!(same(&a, &b));
+    // A BuilderResult in a text item (no structuredContent) takes the same reader.
+    let text = serde_json::json!({"content": [{"type": "text", "text":
+        format!(r#"{{"contract":1,"name":"t","structure":{{{base}}}}}"#)}]});
+    assert!(check_body(text.to_string().as_bytes(), "text item"));
+}
+
+#[test]
+fn the_structure_read_in_place_stands_only_where_serde_reads_a_structure() {
+    let structure = r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[[0,1]]}"#;
+    let other = r#"{"elements":[6],"positions":[1,1,1],"cell":null,"bonds":[]}"#;
+    let mark = r#""megane:structure read in place""#;
+    let bodies = [
+        wrap(structure),
+        // The placeholder's own text sent by the server, at a Structure position and elsewhere.
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{mark}}},"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}}}}"#
+        ),
+        format!(
+            r#"{{"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}},"structuredContent":{{"contract":1,"structure":{mark}}}}}"#
+        ),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{mark}}}}}"#),
+        format!(
+            r#"{{"content":[{{"type":"text","text":{mark}}}],"structuredContent":{{"contract":1,"structure":{structure}}}}}"#
+        ),
+        // Two results, two structures.
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{other}}},"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}}}}"#
+        ),
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{structure}}},"structuredContent":{{"contract":1,"structure":{other}}}}}"#
+        ),
+        format!(
+            r#"{{"structuredContent":{{"contract":1,"structure":{structure},"structure":{other}}}}}"#
+        ),
+        // Escapes before the structure, and keys that only decode to the field names.
+        format!(
+            r#"{{"content":[{{"type":"text","text":"a"structure":{{ \ ""}}],"structuredContent":{{"contract":1,"name":""x"","structure":{structure}}}}}"#
+        ),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(
+            r#"{{"content":"x\q","structuredContent":{{"contract":1,"structure":{structure}}}}}"#
+        ),
+        format!(r#"{{"id":tru,"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(r#"{{"id":1 2,"structuredContent":{{"contract":1,"structure":{structure}}}}}"#),
+        format!(r#"{{"structuredContent":{{"contract":1,"structure":{structure}}}}} trailing"#),
+        format!("\u{feff}{}", wrap(structure)),
+        format!(
+            r#"{{"isError":true,"content":[],"structuredContent":{{"contract":1,"structure":{structure}}}}}"#
+        ),
+        format!(
+            r#"{{"error":{{"code":-32602,"message":"no"}},"result":{{"structuredContent":{{"contract":1,"structure":{structure}}}}}}}"#
+        ),
+        format!(r#"{{"structuredContent":{{"contract":2,"structure":{structure}}}}}"#),
+        format!(r#"[{{"structuredContent":{{"contract":1,"structure":{structure}}}}}]"#),
+    ];
+    let limits = ResultLimits::default();
+    let mut located = 0;
+    for body in &bodies {
+        located += usize::from(megane_structure_scan::scan_call(body.as_bytes()).is_some());
+        let exact = with_scan(false, || read_call(None, None, body.as_bytes()));
+        let public = interpret_bytes(None, None, body.as_bytes(), &limits);
+        match (&public, &exact) {
+            (Ok(a), Ok(b)) => assert!(same(a, b), "{body}"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{body}"),
+            (a, b) => panic!("{body}: public {a:?} but visitor {b:?}"),
+        }
+    }
+    assert!(located >= 15, "{located}");
+}
