@@ -291,18 +291,8 @@ impl<'a> Scanner<'a> {
             }
         }
         if let Some(b'e' | b'E') = b.get(i) {
-            i += 1;
             integer = false;
-            if let Some(b'+' | b'-') = b.get(i) {
-                i += 1;
-            }
-            let digits = i;
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
-            if i == digits {
-                return None;
-            }
+            i = exponent_end(b, i)?;
         }
         self.i = i;
         Some((start, integer))
@@ -357,17 +347,7 @@ impl<'a> Scanner<'a> {
             return Some(if negative { -v } else { v });
         }
         if exponent {
-            i += 1;
-            if let Some(b'+' | b'-') = b.get(i) {
-                i += 1;
-            }
-            let digits = i;
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
-            if i == digits {
-                return None;
-            }
+            i = exponent_end(b, i)?;
         }
         self.i = i;
         let value = fast_float2::parse::<f64, _>(&b[start..i]).ok()?;
@@ -630,6 +610,21 @@ fn small_integer(token: &[u8]) -> Option<(bool, u64)> {
         v = v * 10 + u64::from(d.wrapping_sub(b'0'));
     }
     Some((negative, v))
+}
+
+/// The end of a JSON exponent (`e`/`E`, an optional sign, at least one digit) that starts at
+/// `i`, or `None` when it has no digits. The one exponent rule of both number readers.
+#[inline]
+fn exponent_end(b: &[u8], mut i: usize) -> Option<usize> {
+    i += 1;
+    if let Some(b'+' | b'-') = b.get(i) {
+        i += 1;
+    }
+    let digits = i;
+    while let Some(b'0'..=b'9') = b.get(i) {
+        i += 1;
+    }
+    (i > digits).then_some(i)
 }
 
 #[cfg(test)]
