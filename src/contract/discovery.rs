@@ -723,8 +723,10 @@ pub fn complete_deferred(toolbox: &mut Toolbox) {
 
 /// §4.1 form plus a check that the schema compiles as JSON Schema (so Run can validate, §6).
 ///
-/// Decided up front, when the toolbox is made, so a button whose schema does not compile is
-/// disabled with the reason before anyone opens it. The validator goes into the shared cache
+/// Decided when the toolbox is made by [`parse_tool_list`] (connect(), the `megane` listing, the
+/// offline tools), or on a button's first read of its form, disabled reason or notices when the
+/// page's `parseToolList` defers them ([`ToolSchemas::deferred`], [`schema_part`]); either way a
+/// button whose schema does not compile is disabled with the reason. The validator goes into the shared cache
 /// ([`super::validate::compiled`]): a schema repeated under many tool names, or seen again by a
 /// form or an offline call, is compiled once.
 pub fn form_for(input_schema: &Value) -> Result<Form, String> {

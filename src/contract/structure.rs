@@ -14,6 +14,8 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Index;
 
+use megane_structure_scan::CallScan;
+
 use super::text::excerpt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -907,7 +909,7 @@ impl<'de> Visitor<'de> for ScalarsVisitor {
 
 impl<'de> Deserialize<'de> for Structure {
     /// §5.1 wire format; errors name the field (`structure.<field>…`). Inside
-    /// [`scanned_or_exact`]'s first try, JSON text is read by the scanner instead.
+    /// `scanned_or_exact`'s first try, JSON text is read by the scanner instead.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         if SCAN.with(Cell::get) {
             let raw = <&serde_json::value::RawValue>::deserialize(d)?;
@@ -973,14 +975,17 @@ pub(crate) fn scanned_or_exact<T>(
 ) -> Result<T, String> {
     let fast = with_scan(true, || {
         SPLICED.with(|s| s.borrow_mut().take());
-        let Some((scanned, range)) = megane_structure_scan::scan_call(body) else {
-            return read(body);
+        let (scanned, range) = match megane_structure_scan::scan_call(body) {
+            CallScan::Read(scanned, range) => (scanned, range),
+            // Declined where serde reads it too: only the exact read can accept or refuse it.
+            CallScan::Declined => return Err(String::new()),
+            CallScan::Absent => return read(body),
         };
         let mut spliced = Vec::with_capacity(body.len() - range.len() + SPLICE_MARK.len());
         spliced.extend_from_slice(&body[..range.start]);
         spliced.extend_from_slice(SPLICE_MARK.as_bytes());
         spliced.extend_from_slice(&body[range.end..]);
-        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(scanned)));
+        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(*scanned)));
         let outcome = read(&spliced);
         match SPLICED.with(|s| s.borrow_mut().take()) {
             None => outcome,

@@ -85,14 +85,26 @@ pub fn scan_structure(text: &[u8]) -> Option<Scanned> {
 ///
 /// The members before the Structure are only walked (their strings' escapes are stepped over,
 /// not checked); the caller's reader must then accept the whole body with the placeholder, which
-/// checks them. `None` when there is no such Structure or it is declined as [`scan_structure`]
-/// declines.
-pub fn scan_call(body: &[u8]) -> Option<(Scanned, std::ops::Range<usize>)> {
+/// checks them. [`CallScan::Declined`] when the Structure is there but declined as
+/// [`scan_structure`] declines (the caller's exact reader then reads the body, once);
+/// [`CallScan::Absent`] when the walk finds no Structure at that place.
+pub fn scan_call(body: &[u8]) -> CallScan {
     let mut scanner = Scanner { b: body, i: 0 };
     if body.starts_with(&[0xEF, 0xBB, 0xBF]) {
         scanner.i = 3;
     }
-    scanner.find(Level::Body)
+    scanner.find(Level::Body).unwrap_or(CallScan::Absent)
+}
+
+/// What [`scan_call`] found in a response body.
+pub enum CallScan {
+    /// The Structure, read, and its byte range in the body.
+    Read(Box<Scanned>, std::ops::Range<usize>),
+    /// A Structure at `structuredContent.structure` that the scanner declines.
+    Declined,
+    /// No Structure there (a plain result, a tool error, a BuilderResult in a text item), or a
+    /// body the walk does not step through.
+    Absent,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -455,7 +467,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Walks the object at `level` up to the Structure (see [`scan_call`]).
-    fn find(&mut self, level: Level) -> Option<(Scanned, std::ops::Range<usize>)> {
+    fn find(&mut self, level: Level) -> Option<CallScan> {
         self.eat(b'{')?;
         self.ws();
         if self.peek() == Some(b'}') {
@@ -473,8 +485,10 @@ impl<'a> Scanner<'a> {
                 }
                 (Level::BuilderResult, b"structure") if object => {
                     let start = self.i;
-                    let structure = self.structure()?;
-                    return Some((structure, start..self.i));
+                    return Some(match self.structure() {
+                        Some(structure) => CallScan::Read(Box::new(structure), start..self.i),
+                        None => CallScan::Declined,
+                    });
                 }
                 _ => None,
             };
