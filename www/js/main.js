@@ -479,9 +479,12 @@ async function main() {
   onDocumentChange(doc.state, "start");
   servers = new Servers(renderTools);
   servers.addOffline();
-  await loadLibrary();
+  // Before the first await: the offline tools' buttons show now, so a user (or a test) may fill the
+  // server field and press Connect while the library loads; that must neither be overwritten nor
+  // submit the form natively.
   $("server-url").value = rememberedUrl();
   $("connect-form").addEventListener("submit", (e) => { e.preventDefault(); connectTo($("server-url").value.trim(), $("server-token").value); });
+  await loadLibrary();
   $("list-file").addEventListener("change", (e) => { if (e.target.files[0]) previewToolList(e.target.files[0]); e.target.value = ""; });
   $("sample-list").addEventListener("click", previewSampleList);
   $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
