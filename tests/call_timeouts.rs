@@ -40,6 +40,7 @@ fn the_remote_client_arms_the_contract_deadline() {
             &CallOptions {
                 expected_seconds,
                 timeout_ms,
+                scan_structure: false,
             },
             t0,
         );

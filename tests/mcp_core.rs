@@ -80,6 +80,7 @@ fn stateful_session_list_and_calls() {
                 &CallOptions {
                     expected_seconds: Some(20.0),
                     timeout_ms: None,
+                    scan_structure: false,
                 },
                 h.now,
             );
@@ -385,6 +386,7 @@ fn timeout_cancels_reports_timeout_and_progress_resets_it_up_to_the_cap() {
         &CallOptions {
             expected_seconds: Some(20.0),
             timeout_ms: None,
+            scan_structure: false,
         },
         t0,
     );
@@ -424,6 +426,7 @@ fn timeout_cancels_reports_timeout_and_progress_resets_it_up_to_the_cap() {
         &CallOptions {
             expected_seconds: Some(1.0),
             timeout_ms: None,
+            scan_structure: false,
         },
         t1,
     );
@@ -439,6 +442,7 @@ fn timeout_cancels_reports_timeout_and_progress_resets_it_up_to_the_cap() {
         &CallOptions {
             expected_seconds: Some(1e9),
             timeout_ms: None,
+            scan_structure: false,
         },
         t1,
     );

@@ -153,6 +153,7 @@ fn everything_timeout_is_a_timeout() {
         &CallOptions {
             expected_seconds: None,
             timeout_ms: Some(500),
+            scan_structure: false,
         },
         l.now(),
     );

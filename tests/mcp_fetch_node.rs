@@ -170,6 +170,7 @@ async fn timeout_is_reported_as_a_timeout() {
             CallOptions {
                 expected_seconds: None,
                 timeout_ms: Some(200),
+                scan_structure: false,
             },
             None,
             None,

@@ -307,6 +307,7 @@ fn live_cancel_and_timeout_reach_the_server() {
         &CallOptions {
             expected_seconds: None,
             timeout_ms: Some(300),
+            scan_structure: false,
         },
         l.now(),
     );

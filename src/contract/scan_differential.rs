@@ -63,12 +63,69 @@ fn check_body(body: &[u8], what: &str) -> bool {
             "{what}: Structure differs"
         );
     }
+    same_in_every_split(body, what);
     scanned.is_ok()
         || scanned_s.is_ok()
         || matches!(
             megane_structure_scan::scan_call(body),
             megane_structure_scan::CallScan::Read(..)
         )
+}
+
+/// A call scan's outcome as text (`Debug` of f64 tells −0.0 from 0.0).
+fn shown(scan: megane_structure_scan::CallScan) -> String {
+    match scan {
+        megane_structure_scan::CallScan::Read(s, range) => format!("{range:?} {s:?}"),
+        megane_structure_scan::CallScan::Declined => "declined".to_string(),
+        megane_structure_scan::CallScan::Absent => "absent".to_string(),
+    }
+}
+
+/// The call scan fed in pieces (as the remote call feeds it while the body streams in: sizes 1,
+/// 2, 7, 64 KiB and random) finds what the one-piece scan finds: the same Structure bit for bit
+/// and range, or the same refusal; the rest it hands over is the body without the Structure.
+fn same_in_every_split(body: &[u8], what: &str) {
+    let one = megane_structure_scan::scan_call(body);
+    let range = match &one {
+        megane_structure_scan::CallScan::Read(_, range) => Some(range.clone()),
+        _ => None,
+    };
+    let whole = shown(one);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64 ^ body.len() as u64;
+    let random: Vec<usize> = (0..32)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            1 + (seed % 4099) as usize
+        })
+        .collect();
+    for lengths in [&[1][..], &[2], &[7], &[64 * 1024], &random] {
+        let (scan, rest) = megane_structure_scan::scan_call_in_pieces(body, lengths);
+        let pieces = shown(scan);
+        assert!(
+            pieces == whole,
+            "{what}: pieces of {:?} read differently",
+            &lengths[..1]
+        );
+        if let (Some(rest), Some(range)) = (rest, &range) {
+            let mut expected = body[..range.start].to_vec();
+            expected.push(b'@');
+            expected.extend_from_slice(&body[range.end..]);
+            assert!(rest == expected, "{what}: the rest differs");
+        }
+    }
+}
+
+/// A hostile body cut at every byte (a truncated body), and split in two at every byte: the
+/// pieces read as the one-piece scan reads the same bytes.
+fn cut_everywhere(body: &[u8], what: &str) {
+    for at in 0..=body.len() {
+        same_in_every_split(&body[..at], what);
+        let (two, _) = megane_structure_scan::scan_call_in_pieces(body, &[at, body.len()]);
+        let (one, _) = megane_structure_scan::scan_call_in_pieces(body, &[body.len()]);
+        assert_eq!(shown(two), shown(one), "{what}: split at {at}");
+    }
 }
 
 /// The body, and every value inside it down to three levels (raw text as sent, and the text of
@@ -263,6 +320,7 @@ fn hostile_numbers_are_read_or_refused_as_the_visitor_does() {
         for case in &cases {
             read += usize::from(check_structure(case));
         }
+        cut_everywhere(wrap(&cases[0]).as_bytes(), &cases[0]);
     }
     assert!(read > 100, "{read}");
 }
@@ -315,6 +373,7 @@ fn hostile_shapes_are_read_or_refused_as_the_visitor_does() {
     let mut read = 0;
     for case in &cases {
         read += usize::from(check_structure(case));
+        cut_everywhere(wrap(case).as_bytes(), case);
     }
     assert!(read >= 10, "{read}");
     // Invalid UTF-8 inside a string.

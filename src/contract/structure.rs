@@ -934,7 +934,7 @@ thread_local! {
 }
 
 /// What replaces the Structure's text in the body handed to serde_json (see [`scanned_or_exact`]).
-const SPLICE_MARK: &str = "\"megane:structure read in place\"";
+pub(crate) const SPLICE_MARK: &str = "\"megane:structure read in place\"";
 
 /// Runs `read` with Structure objects read by the scanner (`megane-structure-scan`, built at
 /// opt-level 3; the big arrays go straight into typed vectors) when `scan` is true, or by the
@@ -985,17 +985,31 @@ pub(crate) fn scanned_or_exact<T>(
         spliced.extend_from_slice(&body[..range.start]);
         spliced.extend_from_slice(SPLICE_MARK.as_bytes());
         spliced.extend_from_slice(&body[range.end..]);
-        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(*scanned)));
-        let outcome = read(&spliced);
-        match SPLICED.with(|s| s.borrow_mut().take()) {
-            None => outcome,
-            Some(_) => Err(String::new()),
-        }
+        read_in_place(&spliced, *scanned, &mut read).ok_or_else(String::new)
     });
     match fast {
         Ok(done) => Ok(done),
         Err(_) => with_scan(false, || read(body)),
     }
+}
+
+/// Step 1 of [`scanned_or_exact`] on a body whose Structure was already read (by `scan_call`, or
+/// while the body streamed in: `mcp::body`): `read` gets `spliced`, which has [`SPLICE_MARK`]
+/// where the Structure's text was, and takes `scanned` there. `Some` only when `read` succeeds
+/// and took it exactly once; `None` sends the caller to the exact reader on the whole body.
+pub(crate) fn read_in_place<T>(
+    spliced: &[u8],
+    scanned: megane_structure_scan::Scanned,
+    read: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Option<T> {
+    with_scan(true, || {
+        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(scanned)));
+        let outcome = read(spliced);
+        match SPLICED.with(|s| s.borrow_mut().take()) {
+            None => outcome.ok(),
+            Some(_) => None,
+        }
+    })
 }
 
 impl From<megane_structure_scan::Scanned> for Structure {

@@ -1,8 +1,11 @@
 //! Reading one HTTP response body: JSON or SSE messages with a byte cap, or a bounded error text.
 
 use super::headers::BodyKind;
-use super::jsonrpc::{parse_owned, parse_text, Incoming};
+use megane_structure_scan::{CallStream, Streamed};
+
+use super::jsonrpc::{parse_owned, parse_text, Incoming, Prescanned};
 use super::sse::{SseDecoder, SseEvent};
+use crate::contract::structure::SPLICE_MARK;
 
 /// How much of a non-message body (an error page) is kept for the error message.
 pub const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -28,6 +31,8 @@ pub enum BodyReader {
         buf: Vec<u8>,
         /// Cap on the total.
         limit: u64,
+        /// A `tools/call` answer's Structure, read as the bytes come ([`BodyReader::scan_structure`]).
+        scan: Option<Box<CallStream>>,
     },
     /// `text/event-stream`: messages come out as events complete.
     Sse {
@@ -52,6 +57,7 @@ impl BodyReader {
             BodyKind::Json => BodyReader::Json {
                 buf: Vec::new(),
                 limit,
+                scan: None,
             },
             BodyKind::EventStream => BodyReader::Sse {
                 decoder: SseDecoder::new(usize::try_from(limit).unwrap_or(usize::MAX)),
@@ -65,10 +71,22 @@ impl BodyReader {
     /// Makes room for a JSON body of `len` bytes announced by `Content-Length` (at most the cap),
     /// so a large result is held in one block of its size rather than grown by doubling.
     pub fn reserve(&mut self, len: u64) {
-        if let BodyReader::Json { buf, limit } = self {
+        if let BodyReader::Json { buf, limit, .. } = self {
             if let Ok(extra) = usize::try_from(len.min(*limit)) {
                 buf.reserve_exact(extra.saturating_sub(buf.len()));
             }
+        }
+    }
+
+    /// Reads a `tools/call` answer's §5.1 Structure while the body comes in (issue 10): each
+    /// piece goes to `megane-structure-scan`'s resumable [`CallStream`], so at the end only the
+    /// small rest of the body (the envelope, the Structure's text replaced by the contract core's
+    /// placeholder) is parsed, and the Structure travels with the result as a [`Prescanned`].
+    /// The whole body is still kept, for the exact reader when the scan declines or the fast
+    /// read refuses. A JSON body only (an SSE body is read as before).
+    pub fn scan_structure(&mut self) {
+        if let BodyReader::Json { scan, .. } = self {
+            *scan = Some(Box::default());
         }
     }
 
@@ -80,12 +98,16 @@ impl BodyReader {
     /// Feeds one chunk; returns the messages it completes.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<Incoming>, BodyError> {
         match self {
-            BodyReader::Json { buf, limit } => {
+            BodyReader::Json { buf, limit, scan } => {
                 if (buf.len() + chunk.len()) as u64 > *limit {
                     *buf = Vec::new();
+                    *scan = None;
                     return Err(BodyError::TooLarge { limit: *limit });
                 }
                 buf.extend_from_slice(chunk);
+                if let Some(stream) = scan {
+                    stream.feed(chunk);
+                }
                 Ok(Vec::new())
             }
             BodyReader::Sse {
@@ -114,9 +136,12 @@ impl BodyReader {
     /// Ends the body; returns the remaining messages.
     pub fn finish(&mut self) -> Result<Vec<Incoming>, BodyError> {
         match self {
-            BodyReader::Json { buf, .. } => {
+            BodyReader::Json { buf, scan, .. } => {
                 if buf.iter().all(u8::is_ascii_whitespace) {
                     return Ok(Vec::new());
+                }
+                if let Some(prescanned) = scan.take().and_then(|s| prescanned(s, buf)) {
+                    return Ok(prescanned);
                 }
                 // The buffer becomes the messages' text (a result is kept, not copied).
                 parse_owned(std::mem::take(buf)).map_err(BodyError::Malformed)
@@ -150,6 +175,33 @@ impl BodyReader {
             BodyReader::Sse { .. } => &[],
         }
     }
+}
+
+/// The messages of a body whose Structure `stream` read: the rest of the body parsed, the
+/// Structure and the whole body attached to the one answer. `None` (the whole body is then
+/// parsed as before) when the scan did not read a Structure, or the rest is not one answer.
+fn prescanned(stream: Box<CallStream>, body: &mut Vec<u8>) -> Option<Vec<Incoming>> {
+    let Streamed::Read {
+        structure,
+        rest,
+        range,
+    } = stream.finish(SPLICE_MARK.as_bytes())
+    else {
+        return None;
+    };
+    let mut messages = parse_owned(rest).ok()?;
+    let [Incoming::Response {
+        outcome: Ok(raw), ..
+    }] = messages.as_mut_slice()
+    else {
+        return None;
+    };
+    *raw = raw.clone().with_prescanned(Prescanned {
+        structure,
+        structure_len: range.len(),
+        body: std::mem::take(body),
+    });
+    Some(messages)
 }
 
 fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError> {

@@ -211,6 +211,11 @@ pub struct CallOptions {
     /// An explicit timeout in milliseconds (capped at 30 minutes; 0 means the contract's):
     /// `contract::timing::call_timeout_ms`.
     pub timeout_ms: Option<u64>,
+    /// Read a §5.1 Structure at `structuredContent.structure` of a JSON answer while it comes in
+    /// (issue 10, [`BodyReader::scan_structure`]): the result's text then has the contract core's
+    /// placeholder instead of the Structure's, and the Structure comes with it
+    /// ([`RawJson::take_prescanned`]). For Builder tools, whose result the contract core reads.
+    pub scan_structure: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -242,6 +247,8 @@ enum OpKind {
         input: Option<InputRound>,
         /// How many `input_required` rounds the call went through.
         rounds: u32,
+        /// [`CallOptions::scan_structure`].
+        scan_structure: bool,
     },
     Ping,
     Listen,
@@ -568,6 +575,7 @@ impl Client {
             started_at: now,
             input: None,
             rounds: 0,
+            scan_structure: options.scan_structure,
         };
         let op = self.new_op(kind, Some(call_deadline_ms(now, now, timeout_ms)));
         self.progress_tokens.insert(token, op);
@@ -742,10 +750,26 @@ impl Client {
         let ok = (200..300).contains(&status);
         let wants_messages = !matches!(ex.purpose, Purpose::Notify | Purpose::Delete(_));
         // Error bodies (and bodies nobody reads) are kept only up to a small bound, for the message.
+        // A tools/call answer's Structure is read while its body comes in (issue 10).
+        let call = match ex.purpose {
+            Purpose::Rpc(op) => self.ops.get(&op).is_some_and(|o| {
+                matches!(
+                    o.kind,
+                    OpKind::Call {
+                        scan_structure: true,
+                        ..
+                    }
+                )
+            }),
+            _ => false,
+        };
         ex.reader = Some(if ok && wants_messages {
             let mut reader = BodyReader::messages(kind, limit);
             if let Some(length) = length.filter(|n| *n <= limit) {
                 reader.reserve(length);
+            }
+            if call {
+                reader.scan_structure();
             }
             reader
         } else {

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
@@ -181,6 +181,22 @@ fn classify(message: WireMessage, text: &Arc<String>) -> Result<Incoming, String
 pub struct RawJson {
     text: Arc<String>,
     range: Range<usize>,
+    /// The Structure read while the body streamed in, when the text has a placeholder instead
+    /// of it (see [`Prescanned`]); taken once.
+    prescanned: Option<Arc<Mutex<Option<Prescanned>>>>,
+}
+
+/// A `tools/call` result whose §5.1 Structure was read while its body streamed in (issue 10,
+/// [`super::body::BodyReader`]): the [`RawJson`] text holds the contract core's placeholder
+/// (`structure::SPLICE_MARK`) where the Structure's text was.
+pub struct Prescanned {
+    /// The Structure's members, read by `megane-structure-scan`'s [`megane_structure_scan::CallStream`].
+    pub structure: Box<megane_structure_scan::Scanned>,
+    /// The length in bytes of the Structure's text (for the §9 byte cap on the whole result).
+    pub structure_len: usize,
+    /// The whole body as received: when the fast read refuses, the exact reader reads it again,
+    /// so every refusal is the exact reader's.
+    pub body: Vec<u8>,
 }
 
 impl RawJson {
@@ -190,7 +206,23 @@ impl RawJson {
         RawJson {
             text: Arc::clone(text),
             range: start..start + part.len(),
+            prescanned: None,
         }
+    }
+
+    /// Attaches the Structure read while the body streamed in (the text has the placeholder).
+    pub fn with_prescanned(mut self, prescanned: Prescanned) -> RawJson {
+        self.prescanned = Some(Arc::new(Mutex::new(Some(prescanned))));
+        self
+    }
+
+    /// Takes the Structure read while the body streamed in, if there is one (once).
+    pub fn take_prescanned(&self) -> Option<Prescanned> {
+        let cell = self.prescanned.as_ref()?;
+        let mut slot = cell
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        slot.take()
     }
 
     /// The JSON text.

@@ -18,7 +18,8 @@ use super::interop::{
 };
 use crate::contract::discovery::{parse_tool_list_with, refuse_call, SentSchemas, Toolbox};
 use crate::contract::result::{
-    interpret_call_bytes, interpret_plain_bytes, PlainResult, ResultLimits,
+    interpret_call_bytes, interpret_call_prescanned, interpret_plain_bytes, PlainResult,
+    ResultLimits,
 };
 use crate::contract::text::one_line;
 use crate::mcp::auth::{AuthConfig, Authorizer, EnterpriseIdp, Tokens};
@@ -450,6 +451,8 @@ impl ToolServerHandle {
                     .timeout_ms
                     .filter(|t| t.is_finite() && *t > 0.0)
                     .map(|t| t as u64),
+                // A Builder tool's Structure is read while the answer comes in.
+                scan_structure: button.is_some(),
             };
             let outcome = client
                 .call_tool(&name, arguments, call_options, progress, signal)
@@ -457,7 +460,17 @@ impl ToolServerHandle {
             Ok(match (outcome, button) {
                 (Ok(raw), Some(button)) => {
                     let body = raw.get().as_bytes();
-                    let outcome = interpret_call_bytes(&button.name, &button.marker, body, &limits);
+                    let outcome = match raw.take_prescanned() {
+                        // Read while the body streamed in: only the rest is parsed now.
+                        Some(prescanned) => interpret_call_prescanned(
+                            &button.name,
+                            &button.marker,
+                            body,
+                            prescanned,
+                            &limits,
+                        ),
+                        None => interpret_call_bytes(&button.name, &button.marker, body, &limits),
+                    };
                     let refused =
                         outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
                     super::api::interpreted_outcome(&button.name, outcome, refused)

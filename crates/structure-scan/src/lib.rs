@@ -24,6 +24,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+mod stream;
+pub use stream::{scan_call_in_pieces, CallStream, Streamed};
+
 /// Deepest nesting this scanner skips inside an unknown field; deeper values go to the serde
 /// reader (whose own limit is 64 levels).
 pub const MAX_SKIP_DEPTH: usize = 32;
@@ -93,7 +96,13 @@ pub fn scan_call(body: &[u8]) -> CallScan {
     if body.starts_with(&[0xEF, 0xBB, 0xBF]) {
         scanner.i = 3;
     }
-    scanner.find(Level::Body).unwrap_or(CallScan::Absent)
+    match scanner.locate(Level::Body) {
+        Some(Some(start)) => match scanner.structure() {
+            Some(structure) => CallScan::Read(Box::new(structure), start..scanner.i),
+            None => CallScan::Declined,
+        },
+        _ => CallScan::Absent,
+    }
 }
 
 /// What [`scan_call`] found in a response body.
@@ -119,6 +128,63 @@ const POSITIONS: u16 = 1 << 1;
 const CELL: u16 = 1 << 2;
 const BONDS: u16 = 1 << 3;
 const REQUIRED: u16 = ELEMENTS | POSITIONS | CELL | BONDS;
+
+/// A member of a Structure object, by its key.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Field {
+    Elements,
+    Positions,
+    Cell,
+    Bonds,
+    BondOrders,
+    Molecules,
+    ResidueNames,
+    ResidueIds,
+    AtomNames,
+    ChainIds,
+    FormalCharges,
+    Scalars,
+    Unknown,
+}
+
+impl Field {
+    fn of(key: &str) -> Field {
+        match key {
+            "elements" => Field::Elements,
+            "positions" => Field::Positions,
+            "cell" => Field::Cell,
+            "bonds" => Field::Bonds,
+            "bondOrders" => Field::BondOrders,
+            "molecules" => Field::Molecules,
+            "residueNames" => Field::ResidueNames,
+            "residueIds" => Field::ResidueIds,
+            "atomNames" => Field::AtomNames,
+            "chainIds" => Field::ChainIds,
+            "formalCharges" => Field::FormalCharges,
+            "scalars" => Field::Scalars,
+            _ => Field::Unknown,
+        }
+    }
+
+    /// The member's bit in the set of members seen (0 for an unknown key, which may repeat).
+    fn bit(self) -> u16 {
+        match self {
+            Field::Elements => ELEMENTS,
+            Field::Positions => POSITIONS,
+            Field::Cell => CELL,
+            Field::Bonds => BONDS,
+            Field::BondOrders => 1 << 4,
+            Field::Molecules => 1 << 5,
+            Field::ResidueNames => 1 << 6,
+            Field::ResidueIds => 1 << 7,
+            Field::AtomNames => 1 << 8,
+            Field::ChainIds => 1 << 9,
+            Field::FormalCharges => 1 << 10,
+            Field::Scalars => 1 << 11,
+            Field::Unknown => 0,
+        }
+    }
+}
 
 struct Scanner<'a> {
     b: &'a [u8],
@@ -187,53 +253,29 @@ impl<'a> Scanner<'a> {
         loop {
             let key = self.string()?;
             self.eat(b':')?;
-            let bit = match key {
-                "elements" => ELEMENTS,
-                "positions" => POSITIONS,
-                "cell" => CELL,
-                "bonds" => BONDS,
-                "bondOrders" => 1 << 4,
-                "molecules" => 1 << 5,
-                "residueNames" => 1 << 6,
-                "residueIds" => 1 << 7,
-                "atomNames" => 1 << 8,
-                "chainIds" => 1 << 9,
-                "formalCharges" => 1 << 10,
-                "scalars" => 1 << 11,
-                _ => 0,
-            };
-            if seen & bit != 0 {
+            let field = Field::of(key);
+            if seen & field.bit() != 0 {
                 return None;
             }
-            seen |= bit;
-            match key {
-                "elements" => out.elements = self.list(|s| s.int_in(1, 118).map(|v| v as u8))?,
-                "positions" => out.positions = self.list(Self::number)?,
-                "cell" => {
-                    out.cell = match self.nullable(|s| s.list(Self::number))? {
-                        Some(cell) => Some(<[f64; 9]>::try_from(cell.as_slice()).ok()?),
-                        None => None,
-                    }
+            seen |= field.bit();
+            match field {
+                Field::Elements => out.elements = self.list(Self::element)?,
+                Field::Positions => out.positions = self.list(Self::number)?,
+                Field::Cell => out.cell = self.cell()?,
+                Field::Bonds => out.bonds = self.list(Self::bond)?,
+                Field::BondOrders => {
+                    out.bond_orders = self.nullable(|s| s.list(Self::bond_order))?
                 }
-                "bonds" => out.bonds = self.list(Self::bond)?,
-                "bondOrders" => {
-                    out.bond_orders =
-                        self.nullable(|s| s.list(|s| s.int_in(1, 4).map(|v| v as u8)))?
+                Field::Molecules => out.molecules = self.nullable(|s| s.list(Self::index))?,
+                Field::ResidueNames => out.residue_names = self.nullable(Self::column)?,
+                Field::ResidueIds => out.residue_ids = self.nullable(|s| s.list(Self::int))?,
+                Field::AtomNames => out.atom_names = self.nullable(Self::column)?,
+                Field::ChainIds => out.chain_ids = self.nullable(|s| s.list(Self::owned_string))?,
+                Field::FormalCharges => {
+                    out.formal_charges = self.nullable(|s| s.list(Self::charge))?
                 }
-                "molecules" => out.molecules = self.nullable(|s| s.list(Self::index))?,
-                "residueNames" => out.residue_names = self.nullable(Self::column)?,
-                "residueIds" => out.residue_ids = self.nullable(|s| s.list(Self::int))?,
-                "atomNames" => out.atom_names = self.nullable(Self::column)?,
-                "chainIds" => {
-                    out.chain_ids = self.nullable(|s| s.list(|s| s.string().map(str::to_owned)))?
-                }
-                "formalCharges" => {
-                    out.formal_charges = self.nullable(|s| {
-                        s.list(|s| s.int_in(i32::MIN.into(), i32::MAX.into()).map(|v| v as i32))
-                    })?
-                }
-                "scalars" => out.scalars = self.nullable(Self::scalars)?,
-                _ => self.skip(0)?,
+                Field::Scalars => out.scalars = self.nullable(Self::scalars)?,
+                Field::Unknown => self.skip(0)?,
             }
             if !self.next_or_close(b'}')? {
                 break;
@@ -400,6 +442,38 @@ impl<'a> Scanner<'a> {
         Some([a, b])
     }
 
+    /// `cell`: `null` or nine numbers.
+    fn cell(&mut self) -> Option<Option<[f64; 9]>> {
+        match self.nullable(|s| s.list(Self::number))? {
+            Some(cell) => Some(Some(<[f64; 9]>::try_from(cell.as_slice()).ok()?)),
+            None => Some(None),
+        }
+    }
+
+    /// An atomic number, 1–118.
+    #[inline]
+    fn element(&mut self) -> Option<u8> {
+        self.int_in(1, 118).map(|v| v as u8)
+    }
+
+    /// A bond order, 1–4.
+    #[inline]
+    fn bond_order(&mut self) -> Option<u8> {
+        self.int_in(1, 4).map(|v| v as u8)
+    }
+
+    /// A formal charge in `i32`.
+    #[inline]
+    fn charge(&mut self) -> Option<i32> {
+        self.int_in(i32::MIN.into(), i32::MAX.into())
+            .map(|v| v as i32)
+    }
+
+    #[inline]
+    fn owned_string(&mut self) -> Option<String> {
+        self.string().map(str::to_owned)
+    }
+
     /// A JSON string without escapes or control characters, valid UTF-8.
     #[inline]
     fn string(&mut self) -> Option<&'a str> {
@@ -466,12 +540,15 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Walks the object at `level` up to the Structure (see [`scan_call`]).
-    fn find(&mut self, level: Level) -> Option<CallScan> {
+    /// Walks the object at `level` up to the Structure (see [`scan_call`]): `Some(Some(at))`
+    /// with `at` the offset of the Structure's `{`, `Some(None)` when the walk ends without
+    /// meeting it, `None` when the walk fails (bad or, fed in pieces, not yet complete text).
+    /// The one walk of both [`scan_call`] and [`CallStream`].
+    fn locate(&mut self, level: Level) -> Option<Option<usize>> {
         self.eat(b'{')?;
         self.ws();
         if self.peek() == Some(b'}') {
-            return None;
+            return Some(None);
         }
         loop {
             let key = self.loose_string()?;
@@ -483,21 +560,15 @@ impl<'a> Scanner<'a> {
                 (Level::Body | Level::Envelope, b"structuredContent") if object => {
                     Some(Level::BuilderResult)
                 }
-                (Level::BuilderResult, b"structure") if object => {
-                    let start = self.i;
-                    return Some(match self.structure() {
-                        Some(structure) => CallScan::Read(Box::new(structure), start..self.i),
-                        None => CallScan::Declined,
-                    });
-                }
+                (Level::BuilderResult, b"structure") if object => return Some(Some(self.i)),
                 _ => None,
             };
             match inner {
-                Some(inner) => return self.find(inner),
+                Some(inner) => return self.locate(inner),
                 None => self.skip_loose(0)?,
             }
             if !self.next_or_close(b'}')? {
-                return None;
+                return Some(None);
             }
         }
     }
@@ -728,6 +799,94 @@ mod tests {
         ] {
             let s = scan(&body(text)).unwrap();
             assert_eq!(s.positions[0].to_bits(), expected.to_bits(), "{text}");
+        }
+    }
+
+    /// The outcome of a call scan as comparable data: the Structure and range, or which refusal.
+    fn outcome(scan: CallScan) -> Result<(Scanned, std::ops::Range<usize>), &'static str> {
+        match scan {
+            CallScan::Read(s, range) => Ok((*s, range)),
+            CallScan::Declined => Err("declined"),
+            CallScan::Absent => Err("absent"),
+        }
+    }
+
+    /// Every split given, and pieces of random lengths, read `body` as the one-piece scan does
+    /// (same Structure bit for bit, same range, the rest the body with `@` for the Structure).
+    fn same_in_pieces(body: &[u8]) -> bool {
+        let whole = outcome(scan_call(body));
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64 ^ body.len() as u64;
+        let random: Vec<usize> = (0..64)
+            .map(|_| {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                1 + (seed % 97) as usize
+            })
+            .collect();
+        for lengths in [&[1][..], &[2], &[7], &[65536], &random, &[3, 1, 200]] {
+            let (scan, rest) = scan_call_in_pieces(body, lengths);
+            let pieces = outcome(scan);
+            assert_eq!(
+                format!("{pieces:?}"),
+                format!("{whole:?}"),
+                "pieces {:?} of {}",
+                &lengths[..lengths.len().min(3)],
+                String::from_utf8_lossy(body)
+            );
+            if let (Ok((_, range)), Some(rest)) = (&whole, rest) {
+                let mut expected = body[..range.start].to_vec();
+                expected.push(b'@');
+                expected.extend_from_slice(&body[range.end..]);
+                assert_eq!(rest, expected);
+            }
+        }
+        whole.is_ok()
+    }
+
+    #[test]
+    fn any_split_reads_as_the_whole_body() {
+        let envelope = |structure: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"result":{{"content":[{{"type":"text","text":"a \"b\", {{c}}"}}],"structuredContent":{{"contract":1,"name":"w","structure":{structure}}},"isError":false}}}}"#
+            )
+        };
+        let full = r#"{"elements":[8, 1 ,1],"positions":[0,-0.0,1e-3,0.96,0,0,-0.24,0.93,12345678901234567890],
+            "cell":[1,0,0,0,1,0,0,0,1],"bonds":[[0,1],[0, 2]],"bondOrders":[1,2],"molecules":[0,0,0],
+            "residueNames":["HOH","HOH","Na,"],"residueIds":[1,1,-2],"atomNames":["O","H1","H1"],
+            "chainIds":["A","A","B"],"formalCharges":[0,0,-1],"scalars":{"q":[0.5,1,2]},
+            "extra":{"a":[1,{"b":null}],"c":"d"}}"#;
+        let mut read = 0;
+        for structure in [
+            WATER,
+            full,
+            r#"{"elements":[],"positions":[],"cell":null,"bonds":[],"bondOrders":null,"residueNames":[]}"#,
+        ] {
+            read += usize::from(same_in_pieces(envelope(structure).as_bytes()));
+            let bare = format!(r#"{{"structuredContent":{{"structure":{structure}}}}}"#);
+            read += usize::from(same_in_pieces(bare.as_bytes()));
+            let bom = [&[0xEF, 0xBB, 0xBF][..], bare.as_bytes()].concat();
+            read += usize::from(same_in_pieces(&bom));
+        }
+        assert_eq!(read, 9);
+        // Declined, absent, and the whole body cut at every byte (a truncated body).
+        let body = envelope(full);
+        for cut in 0..=body.len() {
+            same_in_pieces(&body.as_bytes()[..cut]);
+        }
+        for bad in [
+            r#"{"structuredContent":{"structure":{}}}"#,
+            r#"{"structuredContent":{"structure":{"elements":[8],"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[]}}}"#,
+            r#"{"structuredContent":{"structure":{"elements":[8],"positions":[0,0,0],"bonds":[]}}}"#,
+            r#"{"structuredContent":{"structure":{"elements":[8],"positions":[1e400,0,0],"cell":null,"bonds":[]}}}"#,
+            r#"{"structuredContent":{"structure":{"elements":[8],"positions":[1 2 3],"cell":null,"bonds":[]}}}"#,
+            r#"{"structuredContent":{"structure":{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"residueNames":["a\u0062"]}}}"#,
+            r#"{"content":[],"isError":true}"#,
+            r#"{"structuredContent":{"structure":null}}"#,
+            r#"[1,2]"#,
+            "",
+        ] {
+            assert!(!same_in_pieces(bad.as_bytes()), "{bad}");
         }
     }
 }

@@ -1,0 +1,448 @@
+//! [`scan_call`] fed piece by piece, as a response body arrives: [`CallStream`].
+//!
+//! The body is read in *units* (the envelope walk up to the Structure; one member's key, `:` and
+//! value start; one list item with the `,` or `]` after it; the `,` or `}` after a member). A unit
+//! is read only from the bytes in hand and counts only when it succeeds; a unit that fails is
+//! tried again from its start when more bytes came (at least as many as are waiting, so a long
+//! unit costs linear time), and declined for good only once the body has ended. A unit that
+//! succeeds ends on a byte that closes it (a quote, a bracket, a `,`/`]`/`}`), so a piece cut in
+//! the middle of a token never reads as a shorter token. The same readers as [`scan_call`]
+//! (`Scanner`'s) read every token; the outcome for any split of a body is the outcome of
+//! [`scan_call`] on the whole body (tests below and the package's `scan_differential.rs`).
+//!
+//! Memory: the Structure's columns, the body's bytes outside the Structure (the envelope, read
+//! later by the caller's exact reader), and the bytes of the unit being read (an item, or a whole
+//! value of a member read at once: `cell`, `scalars`, an unknown member). The Structure's text is
+//! not kept: a caller that must read the whole body again when the scan declines keeps it itself.
+
+use std::collections::HashMap;
+
+use super::{CallScan, Column, Field, Level, Scanned, Scanner, REQUIRED};
+
+/// Where the reading stands.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum State {
+    /// Walking the envelope up to the Structure (the bytes from the body's start are in hand).
+    Envelope,
+    /// At a member's key (`first`: right after the Structure's `{`).
+    Member { first: bool },
+    /// Inside a per-atom list (`first`: right after its `[`).
+    List { field: Field, first: bool },
+    /// After a member's value: `,` or the Structure's `}`.
+    Next,
+    /// After the Structure: the rest of the body is kept as it comes.
+    Tail,
+    /// The Structure is there but declined.
+    Declined,
+    /// No Structure at `structuredContent.structure`.
+    Absent,
+}
+
+/// The dictionary of a string column being read.
+#[derive(Default)]
+struct Dictionary {
+    column: Column,
+    positions: HashMap<String, u32>,
+    last: Option<u32>,
+}
+
+impl Dictionary {
+    fn index_of(&mut self, text: &str) -> Option<u32> {
+        if let Some(t) = self.last {
+            if self.column.table[t as usize] == text {
+                return Some(t);
+            }
+        }
+        let t = match self.positions.get(text) {
+            Some(&t) => t,
+            None => {
+                let t = u32::try_from(self.column.table.len()).ok()?;
+                self.column.table.push(text.to_owned());
+                self.positions.insert(text.to_owned(), t);
+                t
+            }
+        };
+        self.last = Some(t);
+        Some(t)
+    }
+}
+
+/// A resumable [`scan_call`]: [`CallStream::feed`] each piece of a response body as it arrives,
+/// then [`CallStream::finish`].
+pub struct CallStream {
+    /// Bytes in hand not yet read (from the start of the unit being read).
+    buf: Vec<u8>,
+    /// Body offset of `buf[0]`.
+    offset: usize,
+    /// The body outside the Structure: the bytes before it, then (once read) those after it.
+    kept: Vec<u8>,
+    /// Where the Structure stood in `kept`.
+    split: usize,
+    /// Body offsets of the Structure's `{` and just after its `}`.
+    range: std::ops::Range<usize>,
+    state: State,
+    out: Scanned,
+    seen: u16,
+    residue_names: Dictionary,
+    atom_names: Dictionary,
+    /// The next attempt waits until `buf` holds this many bytes.
+    retry_at: usize,
+}
+
+/// What [`CallStream::finish`] found.
+pub enum Streamed {
+    /// The Structure, read; the body with `placeholder` instead of the Structure's text; the
+    /// Structure's byte range in the body.
+    Read {
+        /// The Structure's members.
+        structure: Box<Scanned>,
+        /// The rest of the body, the Structure's text replaced.
+        rest: Vec<u8>,
+        /// The Structure's byte range in the whole body.
+        range: std::ops::Range<usize>,
+    },
+    /// As [`CallScan::Declined`].
+    Declined,
+    /// As [`CallScan::Absent`].
+    Absent,
+}
+
+impl std::fmt::Debug for CallStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallStream")
+            .field("state", &self.state)
+            .field("offset", &self.offset)
+            .field("atoms", &self.out.elements.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for CallStream {
+    fn default() -> Self {
+        CallStream::new()
+    }
+}
+
+impl CallStream {
+    /// A reader at the start of a body.
+    pub fn new() -> CallStream {
+        CallStream {
+            buf: Vec::new(),
+            offset: 0,
+            kept: Vec::new(),
+            split: 0,
+            range: 0..0,
+            state: State::Envelope,
+            out: Scanned::default(),
+            seen: 0,
+            residue_names: Dictionary::default(),
+            atom_names: Dictionary::default(),
+            retry_at: 0,
+        }
+    }
+
+    /// Whether the scan has already given up (declined, or no Structure where it looks): the
+    /// caller's exact reader will read the whole body.
+    pub fn gave_up(&self) -> bool {
+        matches!(self.state, State::Declined | State::Absent)
+    }
+
+    /// Bytes this reader holds besides the Structure's columns (the envelope and the unit being
+    /// read).
+    pub fn held_bytes(&self) -> usize {
+        self.buf.capacity() + self.kept.capacity()
+    }
+
+    /// Reads the next piece of the body.
+    pub fn feed(&mut self, piece: &[u8]) {
+        match self.state {
+            State::Declined | State::Absent => {}
+            State::Tail => self.kept.extend_from_slice(piece),
+            _ => {
+                self.buf.extend_from_slice(piece);
+                if self.buf.len() >= self.retry_at {
+                    self.run(false);
+                }
+            }
+        }
+    }
+
+    /// Ends the body: the outcome [`scan_call`] gives on the whole body. `placeholder` stands in
+    /// the returned rest where the Structure's text was.
+    pub fn finish(mut self, placeholder: &[u8]) -> Streamed {
+        if !self.gave_up() && self.state != State::Tail {
+            self.run(true);
+        }
+        match self.state {
+            State::Tail => {
+                let mut rest = Vec::with_capacity(self.kept.len() + placeholder.len());
+                rest.extend_from_slice(&self.kept[..self.split]);
+                rest.extend_from_slice(placeholder);
+                rest.extend_from_slice(&self.kept[self.split..]);
+                Streamed::Read {
+                    structure: Box::new(self.out),
+                    rest,
+                    range: self.range,
+                }
+            }
+            State::Absent => Streamed::Absent,
+            _ => Streamed::Declined,
+        }
+    }
+
+    /// Reads as many units as the bytes in hand hold; `ended`: no more bytes will come.
+    fn run(&mut self, ended: bool) {
+        let mut pos = 0;
+        loop {
+            let (state, at) = self.unit(pos);
+            match state {
+                Some(state) => {
+                    self.state = state;
+                    pos = at;
+                    if matches!(state, State::Tail | State::Declined | State::Absent) {
+                        if state == State::Tail {
+                            self.range.end = self.offset + pos;
+                            self.kept.extend_from_slice(&self.buf[pos..]);
+                        }
+                        self.buf = Vec::new();
+                        return;
+                    }
+                }
+                None if ended => {
+                    self.state = match self.state {
+                        State::Envelope => State::Absent,
+                        _ => State::Declined,
+                    };
+                    self.buf = Vec::new();
+                    return;
+                }
+                None => {
+                    // Not complete (or bad: the end of the body decides): keep the unit's bytes,
+                    // and try again when at least as many more have come.
+                    self.buf.drain(..at);
+                    self.offset += at;
+                    self.retry_at = self.buf.len().saturating_mul(2).max(1);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Reads one unit at `pos` of the bytes in hand: `(Some(next state), end)` when it is
+    /// complete, `(None, where to resume)` when not (list items read before that point count).
+    fn unit(&mut self, pos: usize) -> (Option<State>, usize) {
+        let mut s = Scanner {
+            b: &self.buf,
+            i: pos,
+        };
+        match self.state {
+            State::Envelope => {
+                if s.b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                    s.i = 3;
+                }
+                match s.locate(Level::Body) {
+                    Some(Some(at)) => {
+                        s.i = at + 1;
+                        self.kept.extend_from_slice(&self.buf[..at]);
+                        self.split = at;
+                        self.range.start = self.offset + at;
+                        (Some(State::Member { first: true }), s.i)
+                    }
+                    Some(None) => (Some(State::Absent), s.i),
+                    None => (None, pos),
+                }
+            }
+            State::Member { first } => {
+                let Some((next, seen)) = member(&mut s, first, self.seen, &mut self.out) else {
+                    return (None, pos);
+                };
+                self.seen |= seen;
+                (Some(next), s.i)
+            }
+            State::List { field, first } => {
+                let mut first = first;
+                let out = &mut self.out;
+                let closed = match field {
+                    Field::Elements => {
+                        items(&mut s, &mut first, &mut out.elements, Scanner::element)
+                    }
+                    Field::Positions => {
+                        items(&mut s, &mut first, &mut out.positions, Scanner::number)
+                    }
+                    Field::Bonds => items(&mut s, &mut first, &mut out.bonds, Scanner::bond),
+                    Field::BondOrders => {
+                        let list = out.bond_orders.get_or_insert_with(Vec::new);
+                        items(&mut s, &mut first, list, Scanner::bond_order)
+                    }
+                    Field::Molecules => {
+                        let list = out.molecules.get_or_insert_with(Vec::new);
+                        items(&mut s, &mut first, list, Scanner::index)
+                    }
+                    Field::ResidueIds => {
+                        let list = out.residue_ids.get_or_insert_with(Vec::new);
+                        items(&mut s, &mut first, list, Scanner::int)
+                    }
+                    Field::FormalCharges => {
+                        let list = out.formal_charges.get_or_insert_with(Vec::new);
+                        items(&mut s, &mut first, list, Scanner::charge)
+                    }
+                    Field::ChainIds => {
+                        let list = out.chain_ids.get_or_insert_with(Vec::new);
+                        items(&mut s, &mut first, list, Scanner::owned_string)
+                    }
+                    Field::ResidueNames | Field::AtomNames => {
+                        let names = if field == Field::ResidueNames {
+                            &mut self.residue_names
+                        } else {
+                            &mut self.atom_names
+                        };
+                        let mut index = std::mem::take(&mut names.column.index);
+                        let closed = items(&mut s, &mut first, &mut index, |s| {
+                            names.index_of(s.string()?)
+                        });
+                        names.column.index = index;
+                        if closed {
+                            let column = std::mem::take(&mut names.column);
+                            if field == Field::ResidueNames {
+                                out.residue_names = Some(column);
+                            } else {
+                                out.atom_names = Some(column);
+                            }
+                        }
+                        closed
+                    }
+                    Field::Cell | Field::Scalars | Field::Unknown => unreachable!("read whole"),
+                };
+                if closed {
+                    (Some(State::Next), s.i)
+                } else {
+                    self.state = State::List { field, first };
+                    (None, s.i)
+                }
+            }
+            State::Next => match s.next_or_close(b'}') {
+                Some(true) => (Some(State::Member { first: false }), s.i),
+                Some(false) if self.seen & REQUIRED == REQUIRED => (Some(State::Tail), s.i),
+                Some(false) => (Some(State::Declined), s.i),
+                None => (None, pos),
+            },
+            State::Tail | State::Declined | State::Absent => (Some(self.state), pos),
+        }
+    }
+}
+
+/// One member's key and `:`, and its value when it is read whole (then `Next`), or the `[` of a
+/// per-atom list (then `List`); with the member's bit. `Declined` for a member seen twice or an
+/// empty Structure, as [`Scanner::structure`] declines them.
+fn member(s: &mut Scanner, first: bool, seen: u16, out: &mut Scanned) -> Option<(State, u16)> {
+    if first {
+        s.ws();
+        if s.peek()? == b'}' {
+            return Some((State::Declined, 0));
+        }
+    }
+    let field = Field::of(s.string()?);
+    s.eat(b':')?;
+    if seen & field.bit() != 0 {
+        return Some((State::Declined, 0));
+    }
+    let list = |s: &mut Scanner| s.eat(b'[').map(|()| State::List { field, first: true });
+    let nullable_list = |s: &mut Scanner| {
+        s.ws();
+        if s.peek()? == b'n' {
+            s.literal(b"null").map(|()| State::Next)
+        } else {
+            list(s)
+        }
+    };
+    let next = match field {
+        Field::Elements | Field::Positions | Field::Bonds => list(s)?,
+        Field::BondOrders
+        | Field::Molecules
+        | Field::ResidueNames
+        | Field::ResidueIds
+        | Field::AtomNames
+        | Field::ChainIds
+        | Field::FormalCharges => nullable_list(s)?,
+        Field::Cell => {
+            let cell = s.cell()?;
+            out.cell = cell;
+            State::Next
+        }
+        Field::Scalars => {
+            let scalars = s.nullable(Scanner::scalars)?;
+            out.scalars = scalars;
+            State::Next
+        }
+        Field::Unknown => {
+            s.skip(0)?;
+            State::Next
+        }
+    };
+    Some((next, field.bit()))
+}
+
+/// Reads a list's items into `out` while whole items (each with the `,` or `]` after it) are in
+/// hand: `true` when the list closed, `false` at an item not (yet) read, with the position at its
+/// start.
+#[inline]
+fn items<'a, T>(
+    s: &mut Scanner<'a>,
+    first: &mut bool,
+    out: &mut Vec<T>,
+    mut read: impl FnMut(&mut Scanner<'a>) -> Option<T>,
+) -> bool {
+    if *first {
+        s.ws();
+        match s.peek() {
+            Some(b']') => {
+                s.i += 1;
+                return true;
+            }
+            None => return false,
+            Some(_) => *first = false,
+        }
+    }
+    loop {
+        let start = s.i;
+        s.ws();
+        let item = read(s);
+        match (item, s.next_or_close(b']')) {
+            (Some(v), Some(more)) => {
+                out.push(v);
+                if !more {
+                    return true;
+                }
+            }
+            _ => {
+                s.i = start;
+                return false;
+            }
+        }
+    }
+}
+
+/// [`scan_call`] on `body` fed in pieces of the given lengths (cycled), with `placeholder`
+/// `"@"`, as a [`CallScan`] for comparison (tests).
+#[doc(hidden)]
+pub fn scan_call_in_pieces(body: &[u8], lengths: &[usize]) -> (CallScan, Option<Vec<u8>>) {
+    let mut stream = CallStream::new();
+    let mut at = 0;
+    let mut k = 0;
+    while at < body.len() {
+        let len = lengths[k % lengths.len()].max(1);
+        k += 1;
+        let end = (at + len).min(body.len());
+        stream.feed(&body[at..end]);
+        at = end;
+    }
+    match stream.finish(b"@") {
+        Streamed::Read {
+            structure,
+            rest,
+            range,
+        } => (CallScan::Read(structure, range), Some(rest)),
+        Streamed::Declined => (CallScan::Declined, None),
+        Streamed::Absent => (CallScan::Absent, None),
+    }
+}
