@@ -232,7 +232,7 @@ pub fn interpret_call_prescanned(
         return Ok(done);
     }
     // The exact path: the body parsed as the transport parses it, the result read as sent.
-    match crate::mcp::jsonrpc::parse_owned(body).as_deref() {
+    match crate::mcp::jsonrpc::parse_owned(body.concat()).as_deref() {
         Ok(
             [crate::mcp::jsonrpc::Incoming::Response {
                 outcome: Ok(raw), ..

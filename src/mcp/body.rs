@@ -32,7 +32,7 @@ pub enum BodyReader {
         /// Cap on the total.
         limit: u64,
         /// A `tools/call` answer's Structure, read as the bytes come ([`BodyReader::scan_structure`]).
-        scan: Option<Box<CallStream>>,
+        scan: Option<Box<Scanning>>,
     },
     /// `text/event-stream`: messages come out as events complete.
     Sse {
@@ -83,9 +83,12 @@ impl BodyReader {
     /// small rest of the body (the envelope, the Structure's text replaced by the contract core's
     /// placeholder) is parsed, and the Structure travels with the result as a [`Prescanned`].
     /// The whole body is still kept, for the exact reader when the scan declines or the fast
-    /// read refuses. A JSON body only (an SSE body is read as before).
+    /// read refuses, as the pieces it came in (no block of the body's size, no growth by
+    /// doubling: pieces of a few KiB are reused from call to call, where a 30 MB block left a
+    /// hole the next call's columns did not fit). A JSON body only (an SSE body is read as before).
     pub fn scan_structure(&mut self) {
-        if let BodyReader::Json { scan, .. } = self {
+        if let BodyReader::Json { scan, buf, .. } = self {
+            *buf = Vec::new();
             *scan = Some(Box::default());
         }
     }
@@ -104,9 +107,9 @@ impl BodyReader {
                     *scan = None;
                     return Err(BodyError::TooLarge { limit: *limit });
                 }
-                buf.extend_from_slice(chunk);
-                if let Some(stream) = scan {
-                    stream.feed(chunk);
+                match scan {
+                    Some(scanning) => scanning.push(chunk, *limit)?,
+                    None => buf.extend_from_slice(chunk),
                 }
                 Ok(Vec::new())
             }
@@ -137,11 +140,19 @@ impl BodyReader {
     pub fn finish(&mut self) -> Result<Vec<Incoming>, BodyError> {
         match self {
             BodyReader::Json { buf, scan, .. } => {
-                if buf.iter().all(u8::is_ascii_whitespace) {
+                let pieces = scan.as_ref().map(|s| &s.pieces[..]).unwrap_or_default();
+                if buf
+                    .iter()
+                    .chain(pieces.iter().flatten())
+                    .all(u8::is_ascii_whitespace)
+                {
                     return Ok(Vec::new());
                 }
-                if let Some(prescanned) = scan.take().and_then(|s| prescanned(s, buf)) {
-                    return Ok(prescanned);
+                if let Some(scanning) = scan.take() {
+                    match prescanned(*scanning) {
+                        Ok(messages) => return Ok(messages),
+                        Err(pieces) => *buf = pieces.concat(),
+                    }
                 }
                 // The buffer becomes the messages' text (a result is kept, not copied).
                 parse_owned(std::mem::take(buf)).map_err(BodyError::Malformed)
@@ -177,31 +188,58 @@ impl BodyReader {
     }
 }
 
-/// The messages of a body whose Structure `stream` read: the rest of the body parsed, the
-/// Structure and the whole body attached to the one answer. `None` (the whole body is then
-/// parsed as before) when the scan did not read a Structure, or the rest is not one answer.
-fn prescanned(stream: Box<CallStream>, body: &mut Vec<u8>) -> Option<Vec<Incoming>> {
+/// A JSON body read by the resumable Structure scan ([`BodyReader::scan_structure`]).
+#[derive(Debug, Default)]
+pub struct Scanning {
+    stream: CallStream,
+    /// The body as it came, for the exact reader.
+    pieces: Vec<Vec<u8>>,
+    /// Bytes so far.
+    len: u64,
+}
+
+impl Scanning {
+    fn push(&mut self, chunk: &[u8], limit: u64) -> Result<(), BodyError> {
+        self.len = self.len.saturating_add(chunk.len() as u64);
+        if self.len > limit {
+            *self = Scanning::default();
+            return Err(BodyError::TooLarge { limit });
+        }
+        self.pieces.push(chunk.to_vec());
+        self.stream.feed(chunk);
+        Ok(())
+    }
+}
+
+/// The messages of a body whose Structure the scan read: the rest of the body parsed, the
+/// Structure and the whole body attached to the one answer. `Err` with the body's pieces (the
+/// whole body is then parsed as before) when the scan did not read a Structure, or the rest is
+/// not one answer.
+fn prescanned(scanning: Scanning) -> Result<Vec<Incoming>, Vec<Vec<u8>>> {
+    let Scanning { stream, pieces, .. } = scanning;
     let Streamed::Read {
         structure,
         rest,
         range,
     } = stream.finish(SPLICE_MARK.as_bytes())
     else {
-        return None;
+        return Err(pieces);
     };
-    let mut messages = parse_owned(rest).ok()?;
+    let Ok(mut messages) = parse_owned(rest) else {
+        return Err(pieces);
+    };
     let [Incoming::Response {
         outcome: Ok(raw), ..
     }] = messages.as_mut_slice()
     else {
-        return None;
+        return Err(pieces);
     };
     *raw = raw.clone().with_prescanned(Prescanned {
         structure,
         structure_len: range.len(),
-        body: std::mem::take(body),
+        body: pieces,
     });
-    Some(messages)
+    Ok(messages)
 }
 
 fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError> {

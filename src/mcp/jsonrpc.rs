@@ -194,9 +194,9 @@ pub struct Prescanned {
     pub structure: Box<megane_structure_scan::Scanned>,
     /// The length in bytes of the Structure's text (for the §9 byte cap on the whole result).
     pub structure_len: usize,
-    /// The whole body as received: when the fast read refuses, the exact reader reads it again,
-    /// so every refusal is the exact reader's.
-    pub body: Vec<u8>,
+    /// The whole body as received, in the pieces it came in: when the fast read refuses, the
+    /// exact reader reads it again, so every refusal is the exact reader's.
+    pub body: Vec<Vec<u8>>,
 }
 
 impl RawJson {
