@@ -212,6 +212,16 @@ fn document() -> Structure {
 /// the parsed-object path (`interpret_call_value`) gives the same outcome as the bytes path on
 /// the same document.
 pub fn result(data: &[u8]) {
+    // The call scan fed in pieces (as the remote call feeds it) finds what the one-piece scan finds.
+    let show = |scan: megane_structure_scan::CallScan| match scan {
+        megane_structure_scan::CallScan::Read(s, range) => format!("{range:?} {s:?}"),
+        megane_structure_scan::CallScan::Declined => "declined".to_string(),
+        megane_structure_scan::CallScan::Absent => "absent".to_string(),
+    };
+    let whole = show(megane_structure_scan::scan_call(data));
+    let lengths = [1 + data.len() % 7, 1, 1 + usize::from(data.first().copied().unwrap_or(0))];
+    let (pieces, _) = megane_structure_scan::scan_call_in_pieces(data, &lengths);
+    assert_eq!(show(pieces), whole, "the call scan in pieces differs");
     let limits = ResultLimits::default();
     let doc = document();
     let parsed: Option<Value> = serde_json::from_slice(data).ok();
