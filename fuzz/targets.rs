@@ -219,7 +219,11 @@ pub fn result(data: &[u8]) {
         megane_structure_scan::CallScan::Absent => "absent".to_string(),
     };
     let whole = show(megane_structure_scan::scan_call(data));
-    let lengths = [1 + data.len() % 7, 1, 1 + usize::from(data.first().copied().unwrap_or(0))];
+    let lengths = [
+        1 + data.len() % 7,
+        1,
+        1 + usize::from(data.first().copied().unwrap_or(0)),
+    ];
     let (pieces, _) = megane_structure_scan::scan_call_in_pieces(data, &lengths);
     assert_eq!(show(pieces), whole, "the call scan in pieces differs");
     let limits = ResultLimits::default();

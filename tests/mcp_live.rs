@@ -10,6 +10,10 @@
 #[path = "mcp_live_support.rs"]
 mod support;
 
+use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
+use megane_builder_client::contract::result::{
+    interpret_call_bytes, interpret_call_prescanned, ResultLimits,
+};
 use megane_builder_client::mcp::{CallOptions, Config, Event, McpError, OpResult, ProtocolChoice};
 use serde_json::Value;
 use std::net::TcpListener;
@@ -406,6 +410,21 @@ fn live_modern_and_auto() {
     }
 }
 
+fn marker() -> Marker {
+    Marker {
+        contract: 1,
+        category: Category::Bulk,
+        apply: Apply::NewDocument,
+        document: DocumentUse::Optional,
+        stochastic: true,
+        expected_seconds: Some(20.0),
+    }
+}
+
+fn limits() -> ResultLimits {
+    ResultLimits::default()
+}
+
 #[test]
 fn live_json_responses_without_streams() {
     if skip() {
@@ -433,10 +452,40 @@ fn live_json_responses_without_streams() {
         let OpResult::ToolResult(result) = l.run_ok(op) else {
             panic!()
         };
+        let plain = result.take_prescanned().is_none();
+        let whole = interpret_call_bytes(tool, &marker(), result.get().as_bytes(), &limits());
         let result = result.to_value();
         assert_eq!(
             normalised(result),
             normalised(rec["result"].clone()),
+            "{tool}"
+        );
+        // The same call with the Structure read while the answer streams in (issue 10): the
+        // same Structure, and only the rest of the result parsed at the end.
+        let options = CallOptions {
+            scan_structure: true,
+            ..CallOptions::default()
+        };
+        let op =
+            l.c.call_tool(tool, rec["arguments"].clone(), &options, l.now());
+        let OpResult::ToolResult(scanned) = l.run_ok(op) else {
+            panic!()
+        };
+        let prescanned = scanned.take_prescanned().expect("read while it came in");
+        assert!(
+            plain && scanned.get().len() < 2000,
+            "{tool}: only the rest is text"
+        );
+        let streamed = interpret_call_prescanned(
+            tool,
+            &marker(),
+            scanned.get().as_bytes(),
+            prescanned,
+            &limits(),
+        );
+        assert_eq!(
+            streamed.unwrap().result.structure,
+            whole.unwrap().result.structure,
             "{tool}"
         );
     }
