@@ -282,4 +282,31 @@ mod tests {
         text.reserve(1 << 30);
         assert!(text.kept_bytes().is_empty());
     }
+
+    #[test]
+    fn a_scanned_json_body_keeps_the_cap_and_reads_as_the_whole_body_when_declined() {
+        let mut capped = BodyReader::messages(BodyKind::Json, 100);
+        capped.scan_structure();
+        assert!(capped.push(&[b' '; 60]).is_ok());
+        assert_eq!(
+            capped.push(&[b' '; 60]),
+            Err(BodyError::TooLarge { limit: 100 })
+        );
+        // Declined by the scan (an escape in a name): the pieces are parsed as one body.
+        let body = br#"{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"structure":{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"residueNames":["\u0041"]}}}}"#;
+        let mut reader = BodyReader::messages(BodyKind::Json, 1 << 20);
+        reader.scan_structure();
+        for piece in body.chunks(5) {
+            assert!(reader.push(piece).unwrap().is_empty());
+        }
+        let messages = reader.finish().unwrap();
+        let [Incoming::Response {
+            outcome: Ok(raw), ..
+        }] = messages.as_slice()
+        else {
+            panic!("{messages:?}")
+        };
+        assert!(raw.take_prescanned().is_none());
+        assert!(raw.get().contains("\\u0041"));
+    }
 }
