@@ -684,7 +684,7 @@ fn lenient_where_the_contract_allows() {
     assert_eq!(done.result.name, "result");
     assert_eq!(done.warnings, vec!["kept".to_string()]);
     assert_eq!(
-        Value::Object(done.result.provenance),
+        Value::Object(done.result.provenance.clone()),
         json!({"seed": 1, "ok": "true", "v": "2"})
     );
 }
@@ -729,7 +729,7 @@ fn a_broken_document_is_refused_by_plan_apply() {
     let err = plan_apply(&marker(Apply::Insert), &done.result, Some(&document), &[]).unwrap_err();
     assert_eq!(err, "document: structure.positions[8]: not a finite number");
     // A result of another contract is refused by plan_apply too.
-    let mut other = done.result.clone();
+    let mut other = done.result.clone().into_inner();
     other.contract = 2;
     assert!(plan_apply(&marker(Apply::NewDocument), &other, None, &[])
         .unwrap_err()

@@ -254,7 +254,7 @@ fn solvate() -> (Structure, Structure) {
     let done = interpret_unmarked_value(&call["result"]).unwrap();
     let document: Structure =
         serde_json::from_value(call["arguments"]["document"].clone()).unwrap();
-    (done.result.structure, document)
+    (done.result.into_inner().structure, document)
 }
 
 #[test]

@@ -617,10 +617,80 @@ fn a_checked_result_plans_the_same_without_validating_again() {
         let full = plan_apply(&marker, &done.result, document.as_ref(), &[]);
         assert_eq!(checked.unwrap(), full.unwrap(), "{tool}");
     }
-    let mut done = interpret(&megane_call("liquid_box")).unwrap();
-    done.result.structure.elements[0] = 0;
-    let err = plan_apply(&marker_for("liquid_box"), &done.result, None, &[]).unwrap_err();
+    let mut changed = interpret(&megane_call("liquid_box"))
+        .unwrap()
+        .result
+        .into_inner();
+    changed.structure.elements[0] = 0;
+    let err = plan_apply(&marker_for("liquid_box"), &changed, None, &[]).unwrap_err();
     assert!(err.starts_with("structure.elements[0]"), "{err}");
+}
+
+/// §5.1 once, and only by the one check: a structure the check refuses reaches no plan by any
+/// public path. Every reader (JSON bytes, SSE bytes, a parsed value, the unmarked reader, the
+/// JavaScript inputs) refuses it with the same line as `Structure::validate`; the planners that
+/// take a plain `BuilderResult` validate it; `plan_apply_checked` takes only a `CheckedResult`,
+/// which only those checks make (its field is private: a doc test of `CheckedResult` shows that
+/// forging one does not compile).
+#[test]
+fn a_refused_structure_reaches_no_plan_by_any_public_path() {
+    use megane_builder_client::contract::apply::plan_apply_as;
+    use megane_builder_client::contract::result::{
+        check_builder_result, interpret_unmarked_bytes, read_builder_result, BuilderResult,
+    };
+    for tool in ["liquid_box", "solvate", "polymer_chain"] {
+        let call = megane_call(tool);
+        let marker = marker_for(tool);
+        let document = (tool == "solvate").then(|| solvate_document(&call));
+        let mut response = call.response.clone();
+        let result = if response.get("result").is_some() {
+            &mut response["result"]
+        } else {
+            &mut response
+        };
+        result["structuredContent"]["structure"]["bonds"][0] = json!([1, 1]);
+        let structured = result["structuredContent"].clone();
+        let broken: Structure = serde_json::from_value(structured["structure"].clone()).unwrap();
+        let expected = broken.validate().unwrap_err();
+        assert_eq!(expected, "structure.bonds[0]: bonds atom 1 to itself");
+
+        let json = serde_json::to_vec(&response).unwrap();
+        let mut sse = b"event: message\ndata: ".to_vec();
+        sse.extend_from_slice(&json);
+        sse.extend_from_slice(b"\n\n");
+        let limits = ResultLimits::default();
+        let refusals = [
+            interpret_call_bytes(tool, &marker, &json, &limits).map(|_| ()),
+            interpret_call_bytes(tool, &marker, &sse, &limits).map(|_| ()),
+            interpret_call_value(tool, &marker, &response).map(|_| ()),
+            interpret_unmarked_bytes(&json, &limits).map(|_| ()),
+            read_builder_result(&marker, &structured).map(|_| ()),
+        ];
+        for (path, outcome) in refusals.into_iter().enumerate() {
+            assert_eq!(outcome, Err(expected.clone()), "{tool}, reader {path}");
+        }
+        // The same result made by hand (not through a check): the plain planners validate it.
+        let raw: BuilderResult = {
+            let good = interpret(&call).unwrap().result.into_inner();
+            BuilderResult {
+                structure: broken,
+                ..good
+            }
+        };
+        let planned = [
+            plan_apply(&marker, &raw, document.as_ref(), &[]),
+            plan_apply_as(&marker, &raw, document.as_ref(), &[], Some("f")),
+        ];
+        for outcome in planned {
+            assert_eq!(outcome.unwrap_err(), expected, "{tool}");
+        }
+        // The one way to the unvalidated planner is the check, which refuses it.
+        assert_eq!(
+            check_builder_result(&marker, raw).unwrap_err(),
+            expected,
+            "{tool}"
+        );
+    }
 }
 
 /// §10: the page's server check validates the result as Builder read it (`BuilderResult`, what

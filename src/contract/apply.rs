@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use super::marker::{Apply, Marker};
-use super::result::{check_contract, BuilderResult, FALLBACK_NAME};
+use super::result::{check_contract, BuilderResult, CheckedResult, FALLBACK_NAME};
 use super::structure::{StringColumn, Structure};
 use super::text::excerpt;
 
@@ -159,13 +159,14 @@ pub fn plan_apply_as(
 }
 
 /// [`plan_apply_as`] for a result that `interpret_call_*` / [`check_builder_result`] checked and
-/// that nothing has changed since (the JavaScript API's read-only `BuilderResult` handle):
-/// §5.1 is validated once, there, not again here.
+/// that nothing has changed since ([`CheckedResult`]: only those checks make one; the JavaScript
+/// API's read-only `BuilderResult` handle holds one): §5.1 is validated once, there, not again
+/// here.
 ///
 /// [`check_builder_result`]: super::result::check_builder_result
 pub fn plan_apply_checked(
     marker: &Marker,
-    result: &BuilderResult,
+    result: &CheckedResult,
     document: Option<&Structure>,
     existing_fragment_ids: &[String],
     fragment_id: Option<&str>,

@@ -79,12 +79,46 @@ pub struct BuilderResult {
     pub provenance: Map<String, Value>,
 }
 
+/// §5/§5.1: a [`BuilderResult`] that passed the one result check (`check_result`: the contract,
+/// [`Structure::validate`], the name fallback) and has not changed since: read-only ([`Deref`]
+/// only), and made only by that check ([`check_builder_result`], [`read_builder_result`], every
+/// `interpret_*`). [`plan_apply_checked`] takes it and does not validate §5.1 again, so §5.1 runs
+/// once on every path from a call to a plan; a host cannot hand it an unchecked structure.
+///
+/// ```compile_fail
+/// use megane_builder_client::contract::result::{BuilderResult, CheckedResult};
+/// fn forge(result: BuilderResult) -> CheckedResult {
+///     CheckedResult(result) // the field is private: only the checks make one
+/// }
+/// ```
+///
+/// [`Structure::validate`]: super::structure::Structure::validate
+/// [`plan_apply_checked`]: super::apply::plan_apply_checked
+/// [`Deref`]: std::ops::Deref
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct CheckedResult(BuilderResult);
+
+impl std::ops::Deref for CheckedResult {
+    type Target = BuilderResult;
+    fn deref(&self) -> &BuilderResult {
+        &self.0
+    }
+}
+
+impl CheckedResult {
+    /// The result, no longer marked checked (a change to it needs the check again).
+    pub fn into_inner(self) -> BuilderResult {
+        self.0
+    }
+}
+
 /// The outcome of a successful call.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Interpreted {
     /// The validated result.
-    pub result: BuilderResult,
+    pub result: CheckedResult,
     /// The text content items joined with newlines: plain text, never markup.
     pub summary: String,
     /// The result's warnings, for the notice line.
@@ -369,7 +403,7 @@ struct ErrorProbe {
 pub fn read_builder_result<'de, D: Deserializer<'de>>(
     marker: &Marker,
     deserializer: D,
-) -> Result<BuilderResult, String> {
+) -> Result<CheckedResult, String> {
     let result = BuilderResult::deserialize(deserializer)
         .map_err(|e| with_field_path(one_line(without_position(&e.to_string()))))?;
     check_builder_result(marker, result)
@@ -436,7 +470,7 @@ fn interpret_wire(
 pub fn check_builder_result(
     marker: &Marker,
     result: BuilderResult,
-) -> Result<BuilderResult, String> {
+) -> Result<CheckedResult, String> {
     check_result(Some(marker.contract), result)
 }
 
@@ -455,13 +489,13 @@ pub fn check_contract(expected: Option<u64>, result_contract: u64) -> Result<(),
 }
 
 /// [`check_builder_result`] against the tool's contract, or (`None`) any supported contract.
-fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<BuilderResult, String> {
+fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<CheckedResult, String> {
     check_contract(contract, result.contract)?;
     result.structure.validate()?;
     if result.name.trim().is_empty() {
         result.name = FALLBACK_NAME.to_string();
     }
-    Ok(result)
+    Ok(CheckedResult(result))
 }
 
 /// MCP Streamable HTTP framing: when `bytes` do not start (after white space and a BOM) like a

@@ -177,7 +177,7 @@ pub fn validate_against_schema_js(
 #[wasm_bindgen(js_name = BuilderResult)]
 pub struct BuilderResultHandle {
     tool: String,
-    inner: result::BuilderResult,
+    inner: result::CheckedResult,
 }
 
 #[wasm_bindgen(js_class = BuilderResult)]
