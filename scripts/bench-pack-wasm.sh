@@ -4,6 +4,10 @@
 # benches/pack_wasm/cases.mjs), packmol 21.2.3 on the same cases in the same run
 # (benches/pack_wasm/packmol_small.py for the small ones), every output judged by
 # ../shared/tools/check_packing.py. Prints a table of seconds and ratios.
+# Small cases (t5w, t5c, sala, stst): ours is the median of PACK_WASM_REPEAT (default 51) calls through
+# the offline tools' Worker after PACK_WASM_WARMUP (default 100) untimed warm-up calls on the same
+# Worker (as on a page that has already run a tool), with the 10th-90th percentile spread; other
+# cases one warm-up call and one timed call. packmol: packmol_small.py's repeated runs (see there).
 # Usage: scripts/bench-pack-wasm.sh [CASES] [SEEDS]    (default a,b,c,d,e,t5w,t5c,sala,stst and seed 1;
 #   add f for 100 000 water)
 # Env: SKIP_PACKMOL=1 skips packmol; PACK_WASM_THREADS=1 runs only the single-threaded build (no
@@ -27,6 +31,7 @@ fi
 (cd tests/node && [ -d node_modules ] || npm ci --no-audit --no-fund --loglevel=error)
 
 echo "== load: $(uptime)"
+echo "== small cases: ${PACK_WASM_WARMUP:-100} untimed warm-up calls, then the median of ${PACK_WASM_REPEAT:-51} timed calls"
 echo "== ours in wasm (Chromium) -> $out"
 node benches/pack_wasm/run.mjs "$out" "$cases" "$seeds" | tee "$out/ours.jsonl"
 
@@ -52,6 +57,7 @@ out, shared = sys.argv[1], sys.argv[2]
 checker = os.path.join(shared, "tools", "check_packing.py")
 doc = os.path.join(shared, "fixtures", "packed", "solvate_caffeine_box40.document.json")
 ours = {}
+spread = {}
 for line in open(os.path.join(out, "ours.jsonl")):
     r = json.loads(line)
     if "error" in r:
@@ -68,6 +74,8 @@ for line in open(os.path.join(out, "ours.jsonl")):
         c = {"raw": (p.stdout + p.stderr)[-300:]}
     ok = c.get("pairs_below_tolerance") == 0 and c.get("non_rigid_molecules", 1) == 0
     ours.setdefault((r["case"], r["threads"]), []).append((r["ms"] / 1000, ok, c.get("min_intermolecular_distance"), r["atoms"]))
+    if r.get("repeat", 1) > 1:
+        spread[(r["case"], r["threads"])] = (r["p10"] / 1000, r["p90"] / 1000, r["warmup"], r["repeat"])
 pm = {}
 path = os.path.join(out, "packmol", "results.jsonl")
 # packmol's CPU time: /usr/bin/time's user seconds on the baseline cases (10 ms ticks); on the small
@@ -97,10 +105,12 @@ for case in sorted({k[0] for k in ours}, key=lambda c: (len(c) > 1, c)):
     q = lambda v: f"{sum(1 for x in v if x[1])}/{len(v)} pass" + (f", min d {min(x[2] for x in v if x[2] is not None):.3f}" if v and v[0][2] is not None else "")
     qp = f"{sum(1 for x in p if x[2])}/{len(p)} pass" if p else "-"
     atoms = one[0][3] if one else (two[0][3] if two else "-")
-    print(f"| {case} | {atoms} | {t1:.4f} | {t2:.4f} | {cpu:.4f}{mark} | {wall:.4f}{mark} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {q(one)}; {q(two)}; {qp} |")
+    print(f"| {case} | {atoms} | {t1:.5f} | {t2:.5f} | {cpu:.5f}{mark} | {wall:.5f}{mark} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {q(one)}; {q(two)}; {qp} |")
 print("\n(† packmol's median over repeated runs of user + system CPU time from the reaped process's rusage, and spawn-to-reap"
       " wall time (packmol_small.py); otherwise /usr/bin/time's user and wall seconds, 10 ms ticks. Small cases: ours is"
-      " the median of 15 warm calls through the Worker, so it includes the Worker round trip; one thread, so its wall"
+      " the median of repeated calls through the Worker after warm-up calls (below), so it includes the Worker round trip; one thread, so its wall"
       " time bounds its CPU time.)")
+for (case, threads), (p10, p90, warmup, repeat) in sorted(spread.items()):
+    print(f"{case} wasm {threads}t: median of {repeat} calls after {warmup} warm-up calls; p10 {p10:.5f} s, p90 {p90:.5f} s")
 print("load average:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
 PY

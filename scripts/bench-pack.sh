@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side-by-side packing benchmark: ours (src/pack) and molpack 0.4.0 (in the same
+# Side-by-side packing benchmark: ours (crates/pack) and molpack 0.4.0 (in the same
 # `cargo bench` process) and packmol 21.2.3 (PyPI wheel, pbc mode, driven by
 # ../shared/tools/packmol_bench.py), on the baseline cases, every result judged
 # by ../shared/tools/check_packing.py. Prints a table of CPU (user) seconds and ratios.

@@ -19,10 +19,12 @@ step "cargo clippy (native and wasm32) -D warnings"
 cargo clippy --all-targets -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings
 cargo clippy -p megane-structure-scan --all-targets -- -D warnings
+cargo clippy -p megane-pack --all-targets -- -D warnings
 
 step "native tests (cargo test: unit, integration and doc tests; the Python SDK peer on loopback)"
 cargo test --lib --tests
 cargo test -p megane-structure-scan
+cargo test -p megane-pack
 cargo test --doc
 
 step "fuzz smoke: every cargo fuzz target for 10 s from its committed corpus (fuzz/smoke.sh)"

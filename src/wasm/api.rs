@@ -8,7 +8,8 @@ use wasm_bindgen::prelude::*;
 
 use super::interop::{
     failure, from_js, from_js_json, from_js_or_default, plan_to_js, read_context, set,
-    split_document, string_array, success, to_js, to_js_json, toolbox_from_js, ButtonRef,
+    split_document, string_array, success, to_js, to_js_json, toolbox_from_js, ButtonHead,
+    ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply_checked;
@@ -240,7 +241,7 @@ pub fn interpret_call(
     bytes_or_object: JsValue,
     #[wasm_bindgen(unchecked_param_type = "InterpretOptions | null | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
-    let button = ButtonRef::from_js(button)?;
+    let button = ButtonHead::from_js(button)?;
     let options: InterpretOptions = from_js_or_default(options, "options")?;
     let mut limits = ResultLimits::default();
     if let Some(max) = options.max_result_bytes {
@@ -340,7 +341,7 @@ pub fn plan_apply_js(
     #[wasm_bindgen(unchecked_param_type = "Structure | null")] document: JsValue,
     #[wasm_bindgen(unchecked_param_type = "PlanOptions | null | undefined")] options: JsValue,
 ) -> Result<JsValue, JsError> {
-    let button = ButtonRef::from_js(button)?;
+    let button = ButtonHead::from_js(button)?;
     let options: PlanOptions = from_js_or_default(options, "options")?;
     let document: Option<Structure> = if document.is_null() || document.is_undefined() {
         None

@@ -95,6 +95,9 @@ pub fn success(key: &str, value: JsValue) -> JsValue {
     object.into()
 }
 
+/// How an error names a button argument that is not one.
+const BUTTON_ARGUMENT: &str = "button (pass a button from parseToolList)";
+
 /// What the API needs of a button the host hands back: its name, marker and input schema. The
 /// form is rebuilt from the schema, so a host cannot bypass the checks by editing a descriptor.
 #[derive(Debug, Clone, Deserialize)]
@@ -109,7 +112,7 @@ pub struct ButtonRef {
 impl ButtonRef {
     /// Reads a button object as returned by `parseToolList`.
     pub fn from_js(value: JsValue) -> Result<ButtonRef, JsError> {
-        from_js(value, "button (pass a button from parseToolList)")
+        from_js(value, BUTTON_ARGUMENT)
     }
 
     /// The button's form; `Err` is the `Builder cannot build a form: …` reason.
@@ -124,6 +127,22 @@ impl ButtonRef {
             .form(&self.input_schema)
             .clone()
             .map_err(|e| format!("Builder cannot build a form: {e}"))
+    }
+}
+
+/// What `interpretCall` and `planApply` need of a button: its name and marker. Its input schema
+/// is not read: converting that object tree into wasm was most of a tiny offline result's
+/// `interpretCall` (issue 12).
+#[derive(Debug, Clone, Deserialize)]
+pub struct ButtonHead {
+    pub name: String,
+    pub marker: Marker,
+}
+
+impl ButtonHead {
+    /// Reads a button object as returned by `parseToolList`.
+    pub fn from_js(value: JsValue) -> Result<ButtonHead, JsError> {
+        from_js(value, BUTTON_ARGUMENT)
     }
 }
 

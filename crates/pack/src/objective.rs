@@ -6,7 +6,7 @@
 //! `f = Σ_pairs max(0, dt² − d²)²` over atom pairs of different molecules
 //! (and molecule–fixed pairs) under the minimum image, `dt` the target
 //! distance (a little above the tolerance). The gradient with respect to the
-//! angles is `w_k · τ`, with `τ` the torque sum (see [`crate::pack::rigid::euler_axes`]).
+//! angles is `w_k · τ`, with `τ` the torque sum (see [`crate::rigid::euler_axes`]).
 //!
 //! Pairs come from a molecule-level Verlet list (molecule pairs whose bounding
 //! spheres come within `dt + skin`, each with its image shift), rebuilt only when

@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn grid_finds_all_pairs() {
         for (l, cutoff) in [([10.0, 11.0, 12.0], 2.5), ([5.0, 9.0, 4.0], 2.9)] {
-            let mut rng = crate::pack::rigid::Rng::new(3, 0);
+            let mut rng = crate::rigid::Rng::new(3, 0);
             let pts: Vec<[f64; 3]> = (0..60)
                 .map(|_| {
                     [

@@ -79,7 +79,7 @@ pub struct PackControl<'a> {
     pub progress: Option<ProgressFn<'a>>,
 }
 
-/// The result of [`crate::pack::pack`].
+/// The result of [`crate::pack`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PackOutcome {
     /// Positions (Å) of every atom of every copy: species in input order, then
@@ -103,8 +103,8 @@ pub struct PackOutcome {
     /// Human-readable warnings about the result (not converged, cancelled, and then a high
     /// packing fraction as the likely reason). Empty for a converged run.
     pub warnings: Vec<String>,
-    /// Packing fraction of the tolerance bodies (see [`crate::pack::feasibility`]): above
-    /// [`crate::pack::feasibility::WARN_FRACTION`] the problem is dense.
+    /// Packing fraction of the tolerance bodies (see [`crate::feasibility`]): above
+    /// [`crate::feasibility::WARN_FRACTION`] the problem is dense.
     pub packing_fraction: f64,
 }
 

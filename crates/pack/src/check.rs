@@ -104,7 +104,7 @@ mod tests {
     #[test]
     fn report_matches_brute_force_and_beats_per_wave() {
         let l = [9.0, 10.0, 11.0];
-        let mut rng = crate::pack::rigid::Rng::new(5, 0);
+        let mut rng = crate::rigid::Rng::new(5, 0);
         let pts: Vec<[f64; 3]> = (0..240)
             .map(|_| [0, 1, 2].map(|k| rng.uniform() * l[k] * 1.5 - 2.0))
             .collect();

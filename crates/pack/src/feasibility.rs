@@ -10,6 +10,8 @@
 //!
 //! Volumes are integrated on a bitmap grid (cell centres inside any sphere).
 
+use std::sync::Mutex;
+
 use super::cells::wrap;
 
 /// Above this packing fraction the problem is dense: a run that does not converge names the
@@ -86,6 +88,43 @@ pub fn union_volume(positions: &[[f64; 3]], r: f64) -> f64 {
         }
     }
     length * h * h
+}
+
+/// Templates up to this many atoms have their [`union_volume`] remembered.
+const REMEMBERED_ATOMS: usize = 4096;
+/// How many (template, radius) volumes are remembered (the least recently used is dropped).
+const REMEMBERED: usize = 8;
+
+/// [`union_volume`] of a species' template, remembered for the last [`REMEMBERED`] templates
+/// (exact bits of the radius and the positions as the key, so the value is the one computed):
+/// a tiny box is called again and again with the same molecules, and this integral was about a
+/// quarter of such a call (issue 12).
+fn template_volume(positions: &[[f64; 3]], r: f64) -> f64 {
+    type Key = (u64, Vec<u64>);
+    static SEEN: Mutex<Vec<(Key, f64)>> = Mutex::new(Vec::new());
+    if positions.len() > REMEMBERED_ATOMS {
+        return union_volume(positions, r);
+    }
+    let key: Key = (
+        r.to_bits(),
+        positions.iter().flatten().map(|x| x.to_bits()).collect(),
+    );
+    if let Ok(mut seen) = SEEN.lock() {
+        if let Some(i) = seen.iter().position(|(k, _)| *k == key) {
+            let entry = seen.remove(i);
+            let v = entry.1;
+            seen.push(entry);
+            return v;
+        }
+    }
+    let v = union_volume(positions, r);
+    if let Ok(mut seen) = SEEN.lock() {
+        if seen.len() >= REMEMBERED {
+            seen.remove(0);
+        }
+        seen.push((key, v));
+    }
+    v
 }
 
 /// Marks grid cells whose centre is within `r` of a point. On an axis with
@@ -210,7 +249,7 @@ pub fn packing_fraction(
     let r = 0.5 * tolerance;
     let mut v = 0.0;
     for (pos, count) in templates {
-        v += *count as f64 * union_volume(pos, r);
+        v += *count as f64 * template_volume(pos, r);
     }
     v += periodic_union_volume(fixed, r, box_lengths);
     v / (box_lengths[0] * box_lengths[1] * box_lengths[2])
@@ -256,6 +295,41 @@ mod tests {
         // periodic: a sphere across the boundary keeps its volume
         let vp = periodic_union_volume(&[[0.1, 9.9, 5.0]], 1.0, [10.0, 10.0, 10.0]);
         assert!((vp - exact).abs() / exact < 0.02, "{vp}");
+    }
+
+    #[test]
+    fn remembered_template_volumes_are_the_computed_ones() {
+        let water = [[0.0, 0.0, 0.0], [0.9572, 0.0, 0.0], [-0.24, 0.9266, 0.0]];
+        let mut moved = water;
+        moved[2][2] = 0.5;
+        for r in [1.0, 1.25] {
+            for _ in 0..3 {
+                assert_eq!(
+                    template_volume(&water, r).to_bits(),
+                    union_volume(&water, r).to_bits()
+                );
+                assert_eq!(
+                    template_volume(&moved, r).to_bits(),
+                    union_volume(&moved, r).to_bits()
+                );
+            }
+        }
+        assert_ne!(union_volume(&water, 1.0), union_volume(&moved, 1.0));
+        // More templates than are remembered, then the first again: still its own volume.
+        for k in 0..2 * REMEMBERED {
+            let shifted: Vec<[f64; 3]> = water
+                .iter()
+                .map(|p| [p[0], p[1], p[2] + k as f64 * 0.1])
+                .collect();
+            assert_eq!(
+                template_volume(&shifted, 1.0).to_bits(),
+                union_volume(&shifted, 1.0).to_bits()
+            );
+        }
+        assert_eq!(
+            template_volume(&water, 1.0).to_bits(),
+            union_volume(&water, 1.0).to_bits()
+        );
     }
 
     #[test]
