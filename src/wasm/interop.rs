@@ -234,7 +234,7 @@ export function packTools(list) {
     return null;
   }
 }
-// Both toolboxes: every tool through `attach`, every button then through `button` (its lazy parts).
+// connect()'s toolbox: every tool through `attach`, every button then through `button` (its lazy parts).
 function finishToolbox(box, attach, button) {
   box.buttons.forEach((b, i) => {
     attach(b);
@@ -259,7 +259,7 @@ const resolvePart = (s) => {
     text = JSON.stringify(s.schema);
   } catch {}
   const known = typeof text === "string" ? s.seen.get(text) : undefined;
-  const p = s.resolve(known === undefined ? text : known.serial, s.schema, s.label, s.marker);
+  const p = s.resolve(known === undefined ? text : known.serial, s.schema, s.label, JSON.stringify(s.marker));
   if (p[1] === true) p[1] = known.form;
   else if (p[0] !== null && typeof text === "string") s.seen.set(text, { serial: p[0], form: p[1] });
   return p;
@@ -287,26 +287,47 @@ const deferredProperties = {
   disabledReason: deferredProperty("disabledReason", (p) => p[2]),
   notices: deferredProperty("notices", (p) => JSON.parse(p[3])),
 };
+// Each button is made afresh in one order (the general way's key order), its lazy parts added as
+// new accessors (never a data property redefined, which sends V8 to slow dictionary objects), so
+// every button of every toolbox shares one shape. The marker the deferred part reads is a
+// shallow copy made here (a marker holds only numbers, strings and booleans): a later change to
+// the button's marker object does not reach its form, disabledReason or notices.
+const lazyHead = { form: deferredProperties.form, disabledReason: deferredProperties.disabledReason };
 export function assembleToolbox(box, packed, texts, resolve) {
   const { holders, descriptions } = packed;
   let t = 0;
-  const attach = (tool) => {
+  // A tool's host texts and schemas: [description, tooltip, inputSchema, outputSchema].
+  const hostParts = (tool) => {
     const k = tool.inputSchema, h = holders[k];
-    tool.inputSchema = asSent(own(h, "inputSchema"));
-    if ("outputSchema" in tool) tool.outputSchema = asSent(own(h, "outputSchema"));
-    if (texts[t] === 1) tool.description = descriptions[k];
-    if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
+    const description = texts[t] === 1 ? descriptions[k] : tool.description;
+    const cut = texts[t + 1];
     t += 2;
+    return [description, cut >= 0 ? description.slice(0, cut) : tool.tooltip,
+      asSent(own(h, "inputSchema")), "outputSchema" in tool ? asSent(own(h, "outputSchema")) : undefined];
   };
   const seen = new Map();
-  const button = (b) => {
-    const state = { resolve, seen, schema: b.inputSchema, label: b.label, marker: JSON.stringify(b.marker),
-      part: undefined, form: undefined, disabledReason: undefined, notices: undefined };
-    Object.defineProperty(b, DEFERRED, { value: state });
-    Object.defineProperties(b, deferredProperties);
-  };
-  const server = box.notices, buttons = box.buttons.slice();
-  finishToolbox(box, attach, button);
+  const server = box.notices;
+  const buttons = box.buttons.map((r) => {
+    const [description, tooltip, inputSchema, outputSchema] = hostParts(r);
+    const marker = r.marker;
+    const b = { serverId: r.serverId, name: r.name, label: r.label, tooltip, description, category: r.category, marker, icon: r.icon };
+    Object.defineProperties(b, lazyHead);
+    b.inputSchema = inputSchema;
+    b.outputSchema = outputSchema;
+    Object.defineProperty(b, "notices", deferredProperties.notices);
+    Object.defineProperty(b, DEFERRED, { value: { resolve, seen, schema: inputSchema, label: r.label, marker: { ...marker },
+      part: undefined, form: undefined, disabledReason: undefined, notices: undefined } });
+    return b;
+  });
+  box.buttons = buttons;
+  box.plainTools.forEach((tool) => {
+    const [description, tooltip, inputSchema, outputSchema] = hostParts(tool);
+    tool.description = description;
+    tool.tooltip = tooltip;
+    tool.inputSchema = inputSchema;
+    if ("outputSchema" in tool) tool.outputSchema = outputSchema;
+  });
+  box.ok = true;
   // The server's notices, then each button's (as parse_tool_list orders them).
   lazy(box, "notices", () => server.concat(...buttons.map((b) => b.notices)));
   return box;
