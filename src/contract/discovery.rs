@@ -286,6 +286,7 @@ fn toolbox_of<I: ListItem>(
     let mut entries: Vec<Option<Compiled>> = Vec::new();
     let mut seen_names: HashSet<String> = HashSet::new();
     let mut unsupported_versions: Vec<String> = Vec::new();
+    let mut marker_reads = MarkerReads(Vec::new());
     for (index, tool) in tools.iter().enumerate() {
         let Some(definition) = tool.definition() else {
             toolbox.malformed.push(hidden(
@@ -315,7 +316,7 @@ fn toolbox_of<I: ListItem>(
             continue;
         }
         seen_names.insert(name.clone());
-        match read_marker(definition) {
+        match marker_reads.read(definition) {
             MarkerRead::Absent => {
                 let description = description_of(definition);
                 toolbox.plain_tools.push(PlainTool {
@@ -528,12 +529,37 @@ fn collect_tools<I: ListItem>(root: ListRoot<'_, I>) -> Result<Vec<&I>, String> 
     Ok(tools)
 }
 
+#[derive(Clone)]
 enum MarkerRead {
     Absent,
     Malformed(String),
     UnsupportedContract(String),
     UnknownApply(String),
     Ok(Marker),
+}
+
+/// [`read_marker`] of the tools of one list, once per marker value: the typed reading shares one
+/// value among the tools whose markers have the same text, so its first few distinct values
+/// (by address; every value outlives the list's classification) are read once.
+struct MarkerReads(Vec<(*const Value, MarkerRead)>);
+
+impl MarkerReads {
+    /// How many distinct marker values are remembered.
+    const ENTRIES: usize = 8;
+
+    fn read(&mut self, definition: &impl ToolDefinition) -> MarkerRead {
+        let Some(key) = definition.marker().map(|m| m as *const Value) else {
+            return MarkerRead::Absent;
+        };
+        if let Some((_, read)) = self.0.iter().find(|(k, _)| *k == key) {
+            return read.clone();
+        }
+        let read = read_marker(definition);
+        if self.0.len() < Self::ENTRIES {
+            self.0.push((key, read.clone()));
+        }
+        read
+    }
 }
 
 /// §3: reads and checks the marker. Wrong types are malformed; an unknown category is `other`
