@@ -318,9 +318,9 @@ fn toolbox_of<I: ListItem>(
         seen_names.insert(name.clone());
         match marker_reads.read(definition) {
             MarkerRead::Absent => {
-                let description = description_of(definition);
+                let (tooltip, description) = tool_texts(definition.description());
                 toolbox.plain_tools.push(PlainTool {
-                    tooltip: tooltip_of(&description),
+                    tooltip,
                     description,
                     input_schema: schemas.carried(definition.input_schema()),
                     output_schema: definition.output_schema().cloned(),
@@ -667,10 +667,10 @@ fn make_button(
         Some(entry) => schema_part(entry.as_deref(), &label, &marker),
         None => SchemaPart::default(),
     };
-    let description = description_of(definition);
+    let (tooltip, description) = tool_texts(definition.description());
     ToolButton {
         server_id: server_id.map(str::to_string),
-        tooltip: tooltip_of(&description),
+        tooltip,
         description,
         category: marker.category,
         icon: icon_of(definition),
@@ -837,13 +837,12 @@ fn label_of(definition: &impl ToolDefinition, name: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
-fn description_of(definition: &impl ToolDefinition) -> String {
-    definition.description().map(plain_text).unwrap_or_default()
-}
-
-/// §3: the tooltip of a tool whose (plain) description is `description`.
-fn tooltip_of(description: &str) -> String {
-    one_line(&first_sentence(description))
+/// §3/§4.1: a tool's `(tooltip, description)` from its `description` as sent (`None`: absent or
+/// not text): the description as plain text, the tooltip its first sentence on one line. Every
+/// way of making a toolbox calls this (the page's fast way on a button's first read of either).
+pub fn tool_texts(description: Option<&str>) -> (String, String) {
+    let description = description.map(plain_text).unwrap_or_default();
+    (one_line(&first_sentence(&description)), description)
 }
 
 /// §3: the first sentence of a description: up to the first `.`, `!` or `?` followed by white
