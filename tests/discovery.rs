@@ -581,6 +581,31 @@ fn typed_reading_of_the_text_equals_the_value_reading() {
         "dup-tools".into(),
         format!(r#"{{"tools": 1, "tools": {tools}}}"#),
     ));
+    // Markers: more distinct texts than the reader remembers, each twice (in two rounds), the
+    // same marker written with other spacing or escapes, one longer than the remembered texts.
+    let long = "x".repeat(1100);
+    let markers = [
+        r#"{"contract": 1, "apply": "new_document"}"#.to_string(),
+        r#"{"contract":1,"apply":"new_document"}"#.to_string(),
+        r#"{"contract": 1, "appl\u0079": "insert", "category": "surface"}"#.to_string(),
+        r#"{"contract": 2, "apply": "new_document"}"#.to_string(),
+        r#"{"contract": 1, "apply": "explode"}"#.to_string(),
+        r#"{"contract": 1, "apply": "insert", "stochastic": "yes"}"#.to_string(),
+        r#"{"contract": 1, "apply": "insert", "stochastic": true, "document": "required"}"#
+            .to_string(),
+        r#"{"contract": 1, "apply": "insert", "expectedSeconds": 2.5, "apply": "new_document"}"#
+            .to_string(),
+        r#""not an object""#.to_string(),
+        r#"{"contract": -1, "apply": "insert"}"#.to_string(),
+        format!(r#"{{"contract": 1, "apply": "insert", "pad": "{long}"}}"#),
+    ];
+    let marked: Vec<String> = (0..2 * markers.len())
+        .map(|i| {
+            let m = &markers[i % markers.len()];
+            format!(r#"{{"name": "m{i}", "_meta": {{"io.github.megane-labs/builder": {m}}}, "inputSchema": {schema}}}"#)
+        })
+        .collect();
+    texts.push(("markers".into(), format!("[{}]", marked.join(","))));
     for (name, text) in [
         ("tools-not-list", r#"{"tools": {"name": "x"}}"#),
         ("no-tools", r#"{"result": []}"#),

@@ -2,7 +2,7 @@
 // work, side by side with a JavaScript baseline written from the contract (baseline.js) and,
 // when given, an older build of the package measured in the same run.
 //
-//   node benches/forms_bench/run.mjs [--pkg DIR] [--base DIR] [--runs N] [--json OUT]
+//   node benches/forms_bench/run.mjs [--pkg DIR] [--base DIR] [--runs N] [--json OUT] [--toolbox-only]
 //
 // parseToolList: the three recorded reference tools repeated under new names (10, 100, 1000
 // tools). "cold" gives every run schemas never seen before (a `$comment` naming the run), so
@@ -116,7 +116,8 @@ for (const n of [10, 100, 1000]) {
 }
 
 // ---- keystrokes and before-Run validation ----
-const cases = [["liquid_box", 0], ["solvate", 3000], ["solvate", 30000], ["solvate", 300000]];
+// (--toolbox-only: parseToolList alone, for a quick run.)
+const cases = process.argv.includes("--toolbox-only") ? [] : [["liquid_box", 0], ["solvate", 3000], ["solvate", 30000], ["solvate", 300000]];
 for (const [tool, atoms] of cases) {
   const row = { tool, atoms };
   const document = atoms ? waterDocument(atoms) : null;

@@ -286,6 +286,7 @@ fn toolbox_of<I: ListItem>(
     let mut entries: Vec<Option<Compiled>> = Vec::new();
     let mut seen_names: HashSet<String> = HashSet::new();
     let mut unsupported_versions: Vec<String> = Vec::new();
+    let mut marker_reads = MarkerReads(Vec::new());
     for (index, tool) in tools.iter().enumerate() {
         let Some(definition) = tool.definition() else {
             toolbox.malformed.push(hidden(
@@ -315,11 +316,11 @@ fn toolbox_of<I: ListItem>(
             continue;
         }
         seen_names.insert(name.clone());
-        match read_marker(definition) {
+        match marker_reads.read(definition) {
             MarkerRead::Absent => {
-                let description = description_of(definition);
+                let (tooltip, description) = tool_texts(definition.description());
                 toolbox.plain_tools.push(PlainTool {
-                    tooltip: tooltip_of(&description),
+                    tooltip,
                     description,
                     input_schema: schemas.carried(definition.input_schema()),
                     output_schema: definition.output_schema().cloned(),
@@ -528,12 +529,37 @@ fn collect_tools<I: ListItem>(root: ListRoot<'_, I>) -> Result<Vec<&I>, String> 
     Ok(tools)
 }
 
+#[derive(Clone)]
 enum MarkerRead {
     Absent,
     Malformed(String),
     UnsupportedContract(String),
     UnknownApply(String),
     Ok(Marker),
+}
+
+/// [`read_marker`] of the tools of one list, once per marker value: the typed reading shares one
+/// value among the tools whose markers have the same text, so its first few distinct values
+/// (by address; every value outlives the list's classification) are read once.
+struct MarkerReads(Vec<(*const Value, MarkerRead)>);
+
+impl MarkerReads {
+    /// How many distinct marker values are remembered.
+    const ENTRIES: usize = 8;
+
+    fn read(&mut self, definition: &impl ToolDefinition) -> MarkerRead {
+        let Some(key) = definition.marker().map(|m| m as *const Value) else {
+            return MarkerRead::Absent;
+        };
+        if let Some((_, read)) = self.0.iter().find(|(k, _)| *k == key) {
+            return read.clone();
+        }
+        let read = read_marker(definition);
+        if self.0.len() < Self::ENTRIES {
+            self.0.push((key, read.clone()));
+        }
+        read
+    }
 }
 
 /// §3: reads and checks the marker. Wrong types are malformed; an unknown category is `other`
@@ -641,10 +667,10 @@ fn make_button(
         Some(entry) => schema_part(entry.as_deref(), &label, &marker),
         None => SchemaPart::default(),
     };
-    let description = description_of(definition);
+    let (tooltip, description) = tool_texts(definition.description());
     ToolButton {
         server_id: server_id.map(str::to_string),
-        tooltip: tooltip_of(&description),
+        tooltip,
         description,
         category: marker.category,
         icon: icon_of(definition),
@@ -811,13 +837,12 @@ fn label_of(definition: &impl ToolDefinition, name: &str) -> String {
         .unwrap_or_else(|| name.to_string())
 }
 
-fn description_of(definition: &impl ToolDefinition) -> String {
-    definition.description().map(plain_text).unwrap_or_default()
-}
-
-/// §3: the tooltip of a tool whose (plain) description is `description`.
-fn tooltip_of(description: &str) -> String {
-    one_line(&first_sentence(description))
+/// §3/§4.1: a tool's `(tooltip, description)` from its `description` as sent (`None`: absent or
+/// not text): the description as plain text, the tooltip its first sentence on one line. Every
+/// way of making a toolbox calls this (the page's fast way on a button's first read of either).
+pub fn tool_texts(description: Option<&str>) -> (String, String) {
+    let description = description.map(plain_text).unwrap_or_default();
+    (one_line(&first_sentence(&description)), description)
 }
 
 /// §3: the first sentence of a description: up to the first `.`, `!` or `?` followed by white

@@ -226,12 +226,14 @@ export function packTools(list) {
       if (tool === null || typeof tool !== "object" || Array.isArray(tool)) return tool;
       if (!plain(tool)) throw new TypeError("not a plain object");
       const copy = {};
+      let description;
       for (const key of Object.keys(tool)) {
-        if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
+        if (key === "description") description = tool[key];
+        else if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
       }
       copy.inputSchema = holders.length;
       holders.push(tool);
-      descriptions.push(copy.description);
+      descriptions.push(description);
       return copy;
     };
     const tools = (a) => (Array.isArray(a) ? a.map(reduce) : a);
@@ -253,7 +255,7 @@ export function packTools(list) {
     return null;
   }
 }
-// Both toolboxes: every tool through `attach`, every button then through `button` (its lazy parts).
+// connect()'s toolbox: every tool through `attach`, every button then through `button` (its lazy parts).
 function finishToolbox(box, attach, button) {
   box.buttons.forEach((b, i) => {
     attach(b);
@@ -278,15 +280,24 @@ const resolvePart = (s) => {
     text = JSON.stringify(s.schema);
   } catch {}
   const known = typeof text === "string" ? s.seen.get(text) : undefined;
-  const p = s.resolve(known === undefined ? text : known.serial, s.schema, s.label, s.marker);
+  const p = s.resolve(known === undefined ? text : known.serial, s.schema, s.label, JSON.stringify(s.marker));
   if (p[1] === true) p[1] = known.form;
   else if (p[0] !== null && typeof text === "string") s.seen.set(text, { serial: p[0], form: p[1] });
   return p;
 };
+const partOf = (s) => (s.part ??= resolvePart(s));
+// A tool's [tooltip, description] from the host's description (`describe`: the §3 text rules in
+// Rust; `null` for a description the rules leave as it is).
+const textsOf = (describe, text) => {
+  const t = describe(typeof text === "string" ? text : undefined);
+  if (t[1] === null) t[1] = text;
+  return t;
+};
+const textsFor = (s) => (s.texts ??= textsOf(s.describe, s.text));
 const deferredProperty = (key, build) => ({
   get() {
     const s = this[DEFERRED];
-    if (s[key] === undefined) s[key] = build((s.part ??= resolvePart(s)));
+    if (s[key] === undefined) s[key] = build(s);
     if (Object.getOwnPropertyDescriptor(this, key)?.configurable) {
       Object.defineProperty(this, key, { value: s[key], writable: true, enumerable: true, configurable: true });
     }
@@ -302,30 +313,54 @@ const deferredProperty = (key, build) => ({
   configurable: true,
 });
 const deferredProperties = {
-  form: deferredProperty("form", (p) => (p[1] === null ? null : JSON.parse(p[1]))),
-  disabledReason: deferredProperty("disabledReason", (p) => p[2]),
-  notices: deferredProperty("notices", (p) => JSON.parse(p[3])),
+  form: deferredProperty("form", (s) => { const p = partOf(s); return p[1] === null ? null : JSON.parse(p[1]); }),
+  disabledReason: deferredProperty("disabledReason", (s) => partOf(s)[2]),
+  notices: deferredProperty("notices", (s) => JSON.parse(partOf(s)[3])),
 };
-export function assembleToolbox(box, packed, texts, resolve) {
+const lazyTexts = {
+  tooltip: deferredProperty("tooltip", (s) => textsFor(s)[0]),
+  description: deferredProperty("description", (s) => textsFor(s)[1]),
+};
+// Each button is made afresh in one order (the general way's key order), its lazy parts added as
+// new accessors (never a data property redefined, which sends V8 to slow dictionary objects), so
+// every button of every toolbox shares one shape. The marker the deferred part reads is a
+// shallow copy made here (a marker holds only numbers, strings and booleans): a later change to
+// the button's marker object does not reach its form, disabledReason or notices.
+const lazyHead = { form: deferredProperties.form, disabledReason: deferredProperties.disabledReason };
+export function assembleToolbox(box, packed, describe, resolve) {
   const { holders, descriptions } = packed;
-  let t = 0;
-  const attach = (tool) => {
+  // A tool's host description and schemas: [description as sent, inputSchema, outputSchema].
+  const hostParts = (tool) => {
     const k = tool.inputSchema, h = holders[k];
-    tool.inputSchema = asSent(own(h, "inputSchema"));
-    if ("outputSchema" in tool) tool.outputSchema = asSent(own(h, "outputSchema"));
-    if (texts[t] === 1) tool.description = descriptions[k];
-    if (texts[t + 1] >= 0) tool.tooltip = tool.description.slice(0, texts[t + 1]);
-    t += 2;
+    return [descriptions[k], asSent(own(h, "inputSchema")), "outputSchema" in tool ? asSent(own(h, "outputSchema")) : undefined];
   };
   const seen = new Map();
-  const button = (b) => {
-    const state = { resolve, seen, schema: b.inputSchema, label: b.label, marker: JSON.stringify(b.marker),
-      part: undefined, form: undefined, disabledReason: undefined, notices: undefined };
-    Object.defineProperty(b, DEFERRED, { value: state });
-    Object.defineProperties(b, deferredProperties);
-  };
-  const server = box.notices, buttons = box.buttons.slice();
-  finishToolbox(box, attach, button);
+  const server = box.notices;
+  const buttons = box.buttons.map((r) => {
+    const [text, inputSchema, outputSchema] = hostParts(r);
+    const marker = r.marker;
+    const b = { serverId: r.serverId, name: r.name, label: r.label };
+    Object.defineProperties(b, lazyTexts);
+    b.category = r.category;
+    b.marker = marker;
+    b.icon = r.icon;
+    Object.defineProperties(b, lazyHead);
+    b.inputSchema = inputSchema;
+    b.outputSchema = outputSchema;
+    Object.defineProperty(b, "notices", deferredProperties.notices);
+    Object.defineProperty(b, DEFERRED, { value: { resolve, seen, schema: inputSchema, label: r.label, marker: { ...marker },
+      part: undefined, form: undefined, disabledReason: undefined, notices: undefined,
+      describe, text, texts: undefined, tooltip: undefined, description: undefined } });
+    return b;
+  });
+  box.buttons = buttons;
+  box.plainTools.forEach((tool) => {
+    const [text, inputSchema, outputSchema] = hostParts(tool);
+    [tool.tooltip, tool.description] = textsOf(describe, text);
+    tool.inputSchema = inputSchema;
+    if ("outputSchema" in tool) tool.outputSchema = outputSchema;
+  });
+  box.ok = true;
   // The server's notices, then each button's (as parse_tool_list orders them).
   lazy(box, "notices", () => server.concat(...buttons.map((b) => b.notices)));
   return box;
@@ -358,14 +393,14 @@ extern "C" {
     /// `{text, holders: object[], descriptions: unknown[]}` (see above), or `null`.
     #[wasm_bindgen(js_name = packTools)]
     fn pack_tools(list: &JsValue) -> JsValue;
-    /// The toolbox object (`toolbox`, made by [`to_js`]) with the host's schemas attached, the texts `texts` names
-    /// restored, each button's form, disabled reason and notices (and so the toolbox's notices)
+    /// The toolbox object (`toolbox`, made by [`to_js`]) with the host's schemas attached, each button's
+    /// tooltip and description made by `describe` ([`describe`]) on first read (a plain tool's at once), each button's form, disabled reason and notices (and so the toolbox's notices)
     /// made by `resolve` ([`deferred_part`]) on first read, `ok: true`.
     #[wasm_bindgen(js_name = assembleToolbox)]
     fn assemble_toolbox(
         toolbox: &JsValue,
         packed: &JsValue,
-        texts: &Int32Array,
+        describe: &JsValue,
         resolve: &JsValue,
     ) -> JsValue;
     /// connect()'s toolbox object: `text` parsed; each tool's `inputSchema` / `outputSchema`
@@ -844,9 +879,10 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 // taken out: a tool carries `inputSchema: holder` instead, its index among the host's tool
 // objects. Rust classifies the tools with the one `discovery` code without reading any schema
 // (the buttons' schema parts are deferred). The toolbox comes back as objects (serde-wasm-bindgen)
-// without forms and schemas, and without the descriptions JavaScript already has (the host's
-// text when plain text leaves it unchanged, a tooltip that begins the description: see
-// `leave_host_texts`).
+// without forms and schemas. The host's descriptions do not cross into wasm with the list (they
+// are most of its text, and only the §3 text rules read them): a button's `tooltip` and
+// `description` are lazy properties made on the first read of either by [`describe`] (the one
+// rule, `discovery::tool_texts`), a plain tool's at assembly.
 // `inputSchema` / `outputSchema` are the host's own objects. A button's `form`, `disabledReason`
 // and `notices` (and the toolbox's `notices`) are lazy properties as above: on the first read of
 // any of them, the button's schema is stringified ([`deferred_part`]; the shared cache finds it by
@@ -978,7 +1014,26 @@ fn deferred_part(key: JsValue, schema: JsValue, label: String, marker: String) -
     out
 }
 
+/// §3/§4.1 a tool's tooltip and description ([`discovery::tool_texts`]) from the host's
+/// `description` (`undefined` when it is absent or not text), for the first read of either:
+/// `[tooltip, description]`, the description `null` when it is the host's text unchanged (it
+/// does not cross back).
+fn describe(text: Option<String>) -> Array {
+    let (tooltip, description) = discovery::tool_texts(text.as_deref());
+    let description = if text.as_deref() == Some(description.as_str()) {
+        JsValue::NULL
+    } else {
+        JsValue::from_str(&description)
+    };
+    let out = Array::new_with_length(2);
+    out.set(0, JsValue::from_str(&tooltip));
+    out.set(1, description);
+    out
+}
+
 thread_local! {
+    /// [`describe`] as a JavaScript function, made once for every toolbox.
+    static DESCRIBE: Closure<dyn Fn(Option<String>) -> Array> = Closure::new(describe);
     /// [`deferred_part`] as a JavaScript function, made once for every toolbox.
     static RESOLVE: Closure<dyn Fn(JsValue, JsValue, String, String) -> Array> =
         Closure::new(deferred_part);
@@ -994,33 +1049,17 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
         return None;
     }
     let text = get(&packed, "text").as_string()?;
-    // The host's descriptions by holder (`inputSchema: holder` in each definition read).
-    let mut descriptions: Vec<Option<String>> = Vec::new();
-    let record = |definition: &dyn discovery::ToolDefinition| {
-        let holder = definition.input_schema().and_then(Value::as_u64);
-        if let Some(h) = holder.map(|h| h as usize) {
-            if descriptions.len() <= h {
-                descriptions.resize(h + 1, None);
-            }
-            descriptions[h] = definition.description().map(str::to_string);
-        }
-    };
-    let (mut toolbox, _) =
-        match discovery::parse_tool_list_text(&text, server_id, &mut HostSchemas, record)? {
+    let (toolbox, _) =
+        match discovery::parse_tool_list_text(&text, server_id, &mut HostSchemas, |_| {})? {
             Ok(done) => done,
             Err(error) => return Some(Err(error)),
         };
-    let texts = leave_host_texts(&descriptions, &mut toolbox);
     // As objects (serde-wasm-bindgen), not JSON text and `JSON.parse`: without schemas, forms
     // and the host's descriptions the toolbox is small, and this measured 3-8 % faster.
     let object = to_js(&toolbox).ok()?;
     let resolve = RESOLVE.with(|r| r.as_ref().clone());
-    Some(Ok(assemble_toolbox(
-        &object,
-        &packed,
-        &Int32Array::from(&texts[..]),
-        &resolve,
-    )))
+    let describe = DESCRIBE.with(|d| d.as_ref().clone());
+    Some(Ok(assemble_toolbox(&object, &packed, &describe, &resolve)))
 }
 
 /// Each distinct form of the buttons' cache entries as JSON text, and for each button the index
@@ -1122,36 +1161,4 @@ pub fn listed_toolbox_to_js(
         &Int32Array::from(&form_index[..]),
         &schemas,
     ))
-}
-
-/// Leaves out of the toolbox the texts JavaScript already has: a `description` that is the
-/// host's own (plain text already, §4.1) and a `tooltip` that begins the description. Returns,
-/// for each button and then each plain tool, `[1 when the description is the host's, else 0;
-/// the tooltip's length in UTF-16 units when it begins the description, else −1]`; the emptied
-/// texts are put back by `assembleToolbox` (same strings, fewer bytes across the boundary).
-fn leave_host_texts(descriptions: &[Option<String>], toolbox: &mut discovery::Toolbox) -> Vec<i32> {
-    let mut flags = Vec::new();
-    let mut leave = |holder: &Value, description: &mut String, tooltip: &mut String| {
-        let host = holder
-            .as_u64()
-            .and_then(|h| descriptions.get(h as usize)?.as_deref());
-        let from_host = !description.is_empty() && host == Some(description.as_str());
-        let prefix = (!tooltip.is_empty() && description.starts_with(tooltip.as_str()))
-            .then(|| tooltip.encode_utf16().count() as i32);
-        flags.push(i32::from(from_host));
-        flags.push(prefix.unwrap_or(-1));
-        if prefix.is_some() {
-            tooltip.clear();
-        }
-        if from_host {
-            description.clear();
-        }
-    };
-    for b in &mut toolbox.buttons {
-        leave(&b.input_schema, &mut b.description, &mut b.tooltip);
-    }
-    for t in &mut toolbox.plain_tools {
-        leave(&t.input_schema, &mut t.description, &mut t.tooltip);
-    }
-    flags
 }

@@ -73,7 +73,11 @@ export interface Form {
  * From `parseToolList`, `inputSchema` and `outputSchema` are the objects the host passed in (not
  * copies), and `form`, `disabledReason` and `notices` are made together from the `inputSchema` on
  * the first read of any of them (then ordinary data properties; the toolbox's `notices` likewise):
- * the schema is read and compiled only when a button is looked at.
+ * the schema is read and compiled only when a button is looked at. They are made with the `label`
+ * and `marker` the button had when the toolbox was made (a later change to the `marker` object
+ * does not reach them), and with the `inputSchema` object as it is at that first read. Likewise
+ * `tooltip` and `description` are made together on the first read of either, from the host's
+ * `description` as it was when `parseToolList` was called.
  */
 export interface ToolButton {
   serverId: string | null;

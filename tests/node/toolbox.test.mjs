@@ -117,6 +117,15 @@ test("a button's form, disabledReason and notices are made on first read, as dat
   // first read is the one the form is made of (the button carries the host's object).
   tools[0].inputSchema.properties.extra = { type: "integer" };
   const [a, broken, b] = box.buttons;
+  // A tooltip and description are made on first read, from the host's description as it was
+  // when parseToolList was called: a later change to the host's tool does not reach them.
+  tools[2].description = "Changed. Later.";
+  tools[0].description = 42;
+  assert.equal(Object.getOwnPropertyDescriptor(a, "tooltip").get !== undefined, true);
+  assert.equal(a.description, expected.buttons[0].description);
+  assert.equal(Object.getOwnPropertyDescriptor(a, "description").value, a.description);
+  assert.equal(a.tooltip, expected.buttons[0].tooltip);
+  assert.equal(Object.getOwnPropertyDescriptor(a, "tooltip").value, a.tooltip);
   assert.ok(a.form.fields.some((f) => f.key === "extra"));
   assert.ok(!expected.buttons[0].form.fields.some((f) => f.key === "extra"));
   assert.equal(Object.getOwnPropertyDescriptor(broken, "disabledReason").get !== undefined, true);
@@ -124,9 +133,14 @@ test("a button's form, disabledReason and notices are made on first read, as dat
   assert.ok(broken.disabledReason.startsWith("Builder cannot build a form"));
   assert.equal(Object.getOwnPropertyDescriptor(broken, "disabledReason").value, broken.disabledReason);
   assert.equal(broken.form, null);
+  // The marker is the one the button had when the toolbox was made: a later change to the
+  // button's marker object does not reach its form or notices (no seed notice without stochastic).
+  b.marker.stochastic = false;
   // A button frozen before the first read gives the one value it made; assignment throws.
   Object.freeze(b);
   assert.equal(b.form, b.form);
+  assert.equal(b.tooltip, "No seed.");
+  assert.equal(b.description, expected.buttons[2].description);
   assert.deepEqual(b.form, expected.buttons[2].form);
   assert.throws(() => { "use strict"; b.form = null; }, TypeError);
   assert.deepEqual(b.notices, expected.buttons[2].notices);

@@ -6,9 +6,12 @@
 //! duplicate keys the last one counts (as in a `serde_json` map).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
+use std::rc::Rc;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{ListItem, ListRoot, ToolDefinition};
@@ -97,14 +100,49 @@ impl<'de> Pick<'de> for AnnotationsTitle<'de> {
     }
 }
 
-/// `_meta[MARKER_KEY]`, any value.
-struct MarkerValue(Value);
+/// `_meta[MARKER_KEY]`, any value. A server's tools mostly carry a few distinct marker texts, and
+/// building a `Value` map of each (an ordered map, its keys hashed) was half the cost of reading a
+/// list: the marker is taken as its raw text and built once per distinct text ([`marker_value`]).
+struct MarkerValue(Rc<Value>);
 
 impl<'de> Pick<'de> for MarkerValue {
     const KEY: &'static str = MARKER_KEY;
     fn read<A: MapAccess<'de>>(map: &mut A) -> Result<Self, A::Error> {
-        map.next_value::<Value>().map(MarkerValue)
+        let raw = map.next_value::<&'de RawValue>()?;
+        marker_value(raw.get())
+            .map(MarkerValue)
+            .map_err(serde::de::Error::custom)
     }
+}
+
+/// Markers at most this long (bytes of JSON text) are remembered by [`marker_value`].
+const MEMO_TEXT_BYTES: usize = 1024;
+/// How many distinct marker texts [`marker_value`] remembers (the most recent ones).
+const MEMO_ENTRIES: usize = 8;
+
+thread_local! {
+    /// Marker texts read lately and their values, the most recent last.
+    static MARKERS: RefCell<Vec<(String, Rc<Value>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The value of a marker's JSON text (exactly what reading it as a `Value` in place gives), shared
+/// with the earlier markers of the same text.
+fn marker_value(text: &str) -> Result<Rc<Value>, serde_json::Error> {
+    if text.len() > MEMO_TEXT_BYTES {
+        return serde_json::from_str(text).map(Rc::new);
+    }
+    MARKERS.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(k) = memo.iter().rposition(|(t, _)| t == text) {
+            return Ok(Rc::clone(&memo[k].1));
+        }
+        let value = Rc::new(serde_json::from_str(text)?);
+        if memo.len() == MEMO_ENTRIES {
+            memo.remove(0);
+        }
+        memo.push((text.to_string(), Rc::clone(&value)));
+        Ok(value)
+    })
 }
 
 impl<'de, T: Pick<'de>> Deserialize<'de> for Picked<'de, T> {
@@ -146,7 +184,7 @@ pub struct Tool<'a> {
     title: Option<Cow<'a, str>>,
     annotations_title: Option<Cow<'a, str>>,
     description: Option<Cow<'a, str>>,
-    marker: Option<Value>,
+    marker: Option<Rc<Value>>,
     icons: Option<Vec<Value>>,
     input_schema: Option<Value>,
     output_schema: Option<Value>,
@@ -338,7 +376,7 @@ impl ToolDefinition for Tool<'_> {
         self.description.as_deref()
     }
     fn marker(&self) -> Option<&Value> {
-        self.marker.as_ref()
+        self.marker.as_deref()
     }
     fn icons(&self) -> Option<&[Value]> {
         self.icons.as_deref()
