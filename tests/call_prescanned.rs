@@ -38,13 +38,7 @@ fn marker() -> Marker {
 /// Calls `liquid_box` and answers with `result` as an `application/json` body; returns the
 /// outcome as the page's `ToolServer.call` reads it, and whether the Structure came prescanned.
 fn call(result: &str, scan: bool, mode: Chunking) -> (Result<Interpreted, String>, bool) {
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
+    let mut h = connected(mode);
     let options = CallOptions {
         scan_structure: scan,
         ..CallOptions::default()

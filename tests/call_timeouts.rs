@@ -10,17 +10,6 @@ use fixtures::*;
 use megane_builder_client::contract::timing::{call_deadline_ms, call_timeout_ms};
 use megane_builder_client::mcp::CallOptions;
 
-fn ready() -> H {
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Whole);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
-    h
-}
-
 #[test]
 fn the_remote_client_arms_the_contract_deadline() {
     let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
@@ -32,7 +21,7 @@ fn the_remote_client_arms_the_contract_deadline() {
         // 0 is "no explicit timeout", as offline: the contract's 100 s, not an instant failure.
         (Some(20.0), Some(0), 100_000),
     ] {
-        let mut h = ready();
+        let mut h = connected(Chunking::Whole);
         let t0 = h.now;
         h.c.call_tool(
             &name,

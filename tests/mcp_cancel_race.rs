@@ -12,13 +12,7 @@ use megane_builder_client::mcp::{CallOptions, Event, McpError};
 #[test]
 fn a_cancel_from_a_progress_callback_drops_a_result_already_received() {
     let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Whole);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
+    let mut h = connected(Chunking::Whole);
     let (name, args) = call_args(&rec);
     let op = h.c.call_tool(&name, args, &CallOptions::default(), h.now);
     let (ex, req) = h.next_send();

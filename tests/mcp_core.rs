@@ -138,13 +138,7 @@ fn server_ping_on_a_call_stream_is_answered() {
     let ping = load("http-stateful/15-ping.json").request_body.unwrap();
     let call = load("http-stateful/08-call-liquid_box-methanol-smiles.json");
     for mode in MODES {
-        let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
-        connect(
-            &mut h,
-            "http-stateful/04-initialize.json",
-            "http-stateful/05-notifications-initialized.json",
-        );
-        h.take_events();
+        let mut h = connected(mode);
         let (name, args) = call_args(&call);
         let op = h.c.call_tool(&name, args, &CallOptions::default(), h.now);
         let (ex, req) = h.next_send();
@@ -183,13 +177,7 @@ fn server_ping_on_a_call_stream_is_answered() {
 #[test]
 fn ping_and_close_with_delete() {
     for mode in MODES {
-        let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
-        connect(
-            &mut h,
-            "http-stateful/04-initialize.json",
-            "http-stateful/05-notifications-initialized.json",
-        );
-        h.take_events();
+        let mut h = connected(mode);
         let op = h.c.ping(h.now);
         h.expect_and_answer(&load("http-stateful/15-ping.json"));
         assert_eq!(the_response(&h.take_events(), op), OpResult::Pong);
@@ -210,13 +198,7 @@ fn ping_and_close_with_delete() {
 #[test]
 fn session_expiry_404_reinitialises_once_and_retries() {
     for mode in MODES {
-        let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
-        connect(
-            &mut h,
-            "http-stateful/04-initialize.json",
-            "http-stateful/05-notifications-initialized.json",
-        );
-        h.take_events();
+        let mut h = connected(mode);
         let op = h.c.ping(h.now);
         // The session was deleted (28): the server answers 404 (29).
         h.expect_and_answer(&load("http-stateful/29-after-delete.json"));
@@ -370,13 +352,7 @@ fn timeout_cancels_reports_timeout_and_progress_resets_it_up_to_the_cap() {
         parts
     };
     assert_eq!(body_events.len(), 3);
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Whole);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
+    let mut h = connected(Chunking::Whole);
     let t0 = h.now;
     let (name, args) = call_args(&rec);
     // expectedSeconds 20 → max(60 s, 100 s) = 100 s.
@@ -928,13 +904,7 @@ fn auto_falls_back_when_the_preflight_refuses_the_new_headers() {
 #[test]
 fn notification_stream_get_is_reopened_and_405_ends_it() {
     let rec = load("http-stateful/27-get-standalone-sse.json");
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Whole);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
+    let mut h = connected(Chunking::Whole);
     let op = h.c.listen(h.now);
     let (ex, get) = h.next_send();
     assert_eq!(get.method, megane_builder_client::mcp::Method::Get);

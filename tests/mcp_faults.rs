@@ -13,17 +13,6 @@ use megane_builder_client::mcp::{CallOptions, Config, Event, McpError, OpResult,
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-fn ready(mode: Chunking) -> H {
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
-    h
-}
-
 /// Answers the next request with `status`, the recorded headers of `like`, and `body`.
 fn answer_with(h: &mut H, like: &Recorded, status: u16, body: &[u8]) -> Value {
     let (ex, req) = h.next_send();
@@ -55,7 +44,7 @@ fn tools_list_follows_next_cursor_in_pages_of_one() {
     let like = load("http-stateful/06-tools-list.json");
     let tools = recorded_tools();
     for mode in MODES {
-        let mut h = ready(mode);
+        let mut h = connected(mode);
         let op = h.c.list_tools(h.now);
         let mut cursor_sent = Vec::new();
         for (i, tool) in tools.iter().enumerate() {
@@ -86,7 +75,7 @@ fn tools_list_follows_next_cursor_in_pages_of_one() {
 fn a_cursor_seen_twice_is_an_error() {
     let like = load("http-stateful/06-tools-list.json");
     let tools = recorded_tools();
-    let mut h = ready(Chunking::Whole);
+    let mut h = connected(Chunking::Whole);
     let op = h.c.list_tools(h.now);
     for _ in 0..2 {
         let (ex, req) = h.next_send();
@@ -110,7 +99,7 @@ fn json_array_body_from_a_2025_03_26_server() {
     // The recorded tools/list answer, wrapped in an array as a 2025-03-26 server may send it.
     let rec = load("http-stateful/06-tools-list.json");
     let json_like = load("http-stateful/23-unknown-session-id.json"); // recorded application/json headers
-    let mut h = ready(Chunking::Bytes);
+    let mut h = connected(Chunking::Bytes);
     let op = h.c.list_tools(h.now);
     let (ex, req) = h.next_send();
     let mut msg = rec.messages[0].clone();
@@ -239,7 +228,7 @@ fn hostile_and_truncated_bodies_fail_with_one_line() {
         ),
     ];
     for (like, status, body, expected) in cases {
-        let mut h = ready(Chunking::Random(3));
+        let mut h = connected(Chunking::Random(3));
         let op = h.c.ping(h.now);
         answer_with(&mut h, like, status, &body);
         let e = the_failure(&h.take_events(), op).to_string();
@@ -247,7 +236,7 @@ fn hostile_and_truncated_bodies_fail_with_one_line() {
         assert!(!e.contains('\n') && e.len() < 600, "{e}");
     }
     // A stream that breaks off after the head is a server failure, not "is the server running?".
-    let mut h = ready(Chunking::Whole);
+    let mut h = connected(Chunking::Whole);
     let op = h.c.ping(h.now);
     let (ex, _) = h.next_send();
     h.head(ex, &like);
@@ -264,7 +253,7 @@ fn hostile_and_truncated_bodies_fail_with_one_line() {
 fn legacy_404_with_method_not_found_is_not_a_session_expiry() {
     // Hand-made: a 404 whose body is a JSON-RPC -32601 error.
     let like = load("http-stateful/23-unknown-session-id.json");
-    let mut h = ready(Chunking::Whole);
+    let mut h = connected(Chunking::Whole);
     let op = h.c.ping(h.now);
     let body = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}});
     answer_with(&mut h, &like, 404, &serde_json::to_vec(&body).unwrap());
@@ -280,7 +269,7 @@ fn legacy_404_with_method_not_found_is_not_a_session_expiry() {
 fn a_tools_call_answered_by_invalid_params_is_a_refusal_not_a_failure() {
     // Hand-made: a tools/call answered by JSON-RPC -32602 (how some servers refuse arguments).
     let like = load("http-stateful/06-tools-list.json");
-    let mut h = ready(Chunking::Whole);
+    let mut h = connected(Chunking::Whole);
     let op =
         h.c.call_tool("liquid_box", json!({}), &CallOptions::default(), h.now);
     let (ex, req) = h.next_send();
@@ -410,7 +399,7 @@ proptest! {
         body in proptest::collection::vec(any::<u8>(), 0..3000),
         chunk in 1usize..64,
     ) {
-        let mut h = ready(Chunking::Whole);
+        let mut h = connected(Chunking::Whole);
         let op = h.c.call_tool("liquid_box", json!({}), &CallOptions::default(), h.now);
         let (ex, _) = h.next_send();
         let headers = vec![("content-type".to_string(), ct.to_string())];
@@ -458,7 +447,7 @@ fn frames_with_ids(token: &str, id: u64) -> Vec<Vec<u8>> {
 fn a_dropped_answer_stream_is_resumed_with_last_event_id() {
     let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
     for mode in MODES {
-        let mut h = ready(mode);
+        let mut h = connected(mode);
         let (name, args) = call_args(&rec);
         let op = h.c.call_tool(&name, args, &CallOptions::default(), h.now);
         let (ex, req) = h.next_send();
@@ -518,7 +507,7 @@ fn resumption_refused_or_cancelled() {
     let rec = load("http-stateful/07-call-liquid_box-water-molblock.json");
     let (name, args) = call_args(&rec);
     // 405 to the GET: one-line failure.
-    let mut h = ready(Chunking::Whole);
+    let mut h = connected(Chunking::Whole);
     let op =
         h.c.call_tool(&name, args.clone(), &CallOptions::default(), h.now);
     let (ex, req) = h.next_send();

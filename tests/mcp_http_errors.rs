@@ -12,20 +12,9 @@ use fixtures::*;
 use megane_builder_client::mcp::CallOptions;
 use serde_json::json;
 
-fn ready() -> H {
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", Chunking::Random(7));
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
-    h
-}
-
 /// The line a failed call shows when the server answers `status`, `content_type` and `body`.
 fn call_fails_with(status: u16, content_type: Option<&str>, body: &[u8]) -> String {
-    let mut h = ready();
+    let mut h = connected(Chunking::Random(7));
     let op =
         h.c.call_tool("liquid_box", json!({}), &CallOptions::default(), h.now);
     let (ex, _) = h.next_send();
@@ -120,7 +109,7 @@ fn a_json_rpc_error_with_a_traceback_shows_its_first_line() {
         "The server failed: Tool failed: KeyError 'count' (HTTP 500, JSON-RPC error -32603)"
     );
     // …and in a 200 answer (the id must match the request's).
-    let mut h = ready();
+    let mut h = connected(Chunking::Random(7));
     let op =
         h.c.call_tool("liquid_box", json!({}), &CallOptions::default(), h.now);
     let (ex, req) = h.next_send();
