@@ -16,6 +16,12 @@
 //! Line ends may be LF, CRLF or a lone CR; a CR at the end of one chunk followed by an LF at the start of
 //! the next is one line end. Lines are kept as bytes until they are complete, so a UTF-8 character split
 //! across chunks is decoded correctly; invalid UTF-8 is replaced with U+FFFD, as the standard says.
+//!
+//! A [`DataTap`] ([`SseDecoder::feed_tapped`]) sees the bytes of the current event's `data` as they
+//! arrive, before the line or the event is complete (issue 10: a `tools/call` answer's Structure is
+//! read while it streams in): the values of the event's `data` lines with `\n` between them, exactly
+//! the event's [`SseEvent::data`] unless the tap is told the data was spoiled (invalid UTF-8, which
+//! the event's data has replaced).
 
 use std::fmt;
 
@@ -73,6 +79,39 @@ impl fmt::Display for SseError {
 
 impl std::error::Error for SseError {}
 
+/// Sees each event's `data` while it arrives ([`SseDecoder::feed_tapped`]).
+pub trait DataTap {
+    /// The next bytes of the current event's data: the value of each `data` line (after `data`,
+    /// its `:` and one optional space), with `\n` before every line but the first. Across all
+    /// calls of one event they are the bytes of [`SseEvent::data`], unless [`DataTap::spoiled`].
+    fn data(&mut self, bytes: &[u8]);
+    /// A `data` line of the current event was not valid UTF-8: the event's data has U+FFFD where
+    /// the tap saw other bytes.
+    fn spoiled(&mut self);
+    /// The current event ended; `dispatched`: it was appended to the output (it had data).
+    fn end_event(&mut self, dispatched: bool);
+}
+
+/// The tap of [`SseDecoder::feed`]: sees nothing.
+struct NoTap;
+
+impl DataTap for NoTap {
+    fn data(&mut self, _: &[u8]) {}
+    fn spoiled(&mut self) {}
+    fn end_event(&mut self, _: bool) {}
+}
+
+/// What the line being read is, for a [`DataTap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineTap {
+    /// Too few bytes yet to tell (a `data` line's value start needs up to 6).
+    Undecided,
+    /// A `data` line whose value starts at this byte of the line.
+    Data(usize),
+    /// Any other line.
+    Other,
+}
+
 /// Push decoder for `text/event-stream` bodies. See the module documentation.
 #[derive(Debug, Clone)]
 pub struct SseDecoder {
@@ -95,6 +134,8 @@ pub struct SseDecoder {
     /// Bytes of the current event so far (complete lines plus the partial line).
     event_bytes: usize,
     failed: bool,
+    /// Whether the line being read is a `data` line, for a [`DataTap`].
+    line_tap: LineTap,
 }
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -145,6 +186,7 @@ impl SseDecoder {
             retry: None,
             event_bytes: 0,
             failed: false,
+            line_tap: LineTap::Undecided,
         }
     }
 
@@ -163,6 +205,18 @@ impl SseDecoder {
     ///
     /// After an error the decoder stays failed and returns the same error for every later call.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        self.feed_tapped(chunk, out, &mut NoTap)
+    }
+
+    /// [`SseDecoder::feed`], handing the current event's data to `tap` as it arrives (see
+    /// [`DataTap`]); feed every chunk of a stream, and [`SseDecoder::finish_tapped`], with the
+    /// same tap.
+    pub fn feed_tapped(
+        &mut self,
+        chunk: &[u8],
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
         if self.failed {
             return Err(SseError::EventTooLarge {
                 limit: self.max_event_bytes,
@@ -181,13 +235,18 @@ impl SseDecoder {
                 self.at_start = false;
                 let taken = BOM[..self.bom_seen].to_vec();
                 self.bom_seen = 0;
-                self.push_bytes(&taken, out)?;
+                self.push_bytes(&taken, out, tap)?;
             }
         }
-        self.push_bytes(rest, out)
+        self.push_bytes(rest, out, tap)
     }
 
-    fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    fn push_bytes(
+        &mut self,
+        bytes: &[u8],
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
         let mut start = 0;
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             let b = bytes[i];
@@ -204,20 +263,65 @@ impl SseDecoder {
                 continue;
             }
             self.after_cr = b == b'\r';
+            self.tap_line(part, true, tap);
             if self.line.is_empty() {
                 // The whole line is in this chunk: read in place, not copied into `line` first.
-                self.end_line(Line::Borrowed(part), out);
+                self.end_line(Line::Borrowed(part), out, tap);
             } else {
                 self.line.extend_from_slice(part);
                 let line = std::mem::take(&mut self.line);
-                self.end_line(Line::Owned(line), out);
+                self.end_line(Line::Owned(line), out, tap);
             }
         }
         if start < bytes.len() {
             self.after_cr = false;
-            self.extend_line(&bytes[start..])?;
+            let part = &bytes[start..];
+            self.count(part.len())?;
+            self.tap_line(part, false, tap);
+            self.line.extend_from_slice(part);
         }
         Ok(())
+    }
+
+    /// Hands the data in `part`, the next bytes of the line being read (after those in `line`),
+    /// to `tap`; `complete`: the line ends after `part`. Called before `part` joins `line`.
+    fn tap_line(&mut self, part: &[u8], complete: bool, tap: &mut dyn DataTap) {
+        let before = self.line.len();
+        if self.line_tap == LineTap::Undecided {
+            // The line's first (up to) 6 bytes decide, as `data_value_start` reads them.
+            let mut head = [0u8; 6];
+            let old = before.min(6);
+            head[..old].copy_from_slice(&self.line[..old]);
+            let new = (6 - old).min(part.len());
+            head[old..old + new].copy_from_slice(&part[..new]);
+            let head = &head[..old + new];
+            let decided = if complete || head.len() == 6 {
+                Some(data_value_start(head))
+            } else if b"data".iter().zip(head).all(|(a, b)| a == b) {
+                None
+            } else {
+                Some(None)
+            };
+            match decided {
+                None => return,
+                Some(None) => self.line_tap = LineTap::Other,
+                Some(Some(start)) => {
+                    self.line_tap = LineTap::Data(start);
+                    if self.has_data {
+                        tap.data(b"\n");
+                    }
+                }
+            }
+        }
+        if let LineTap::Data(start) = self.line_tap {
+            let from = start.saturating_sub(before).min(part.len());
+            if from < part.len() {
+                tap.data(&part[from..]);
+            }
+        }
+        if complete {
+            self.line_tap = LineTap::Undecided;
+        }
     }
 
     /// Counts `len` more bytes of the current event against the cap.
@@ -234,14 +338,17 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
-        self.count(bytes.len())?;
-        self.line.extend_from_slice(bytes);
-        Ok(())
-    }
-
     /// Ends the stream: a pending line and a pending event (one without its blank line) are dispatched.
     pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        self.finish_tapped(out, &mut NoTap)
+    }
+
+    /// [`SseDecoder::finish`] with the stream's [`DataTap`].
+    pub fn finish_tapped(
+        &mut self,
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
         if self.failed {
             return Err(SseError::EventTooLarge {
                 limit: self.max_event_bytes,
@@ -250,21 +357,22 @@ impl SseDecoder {
         if self.at_start && self.bom_seen > 0 {
             self.at_start = false;
             let taken = BOM[..self.bom_seen].to_vec();
-            self.push_bytes(&taken, out)?;
+            self.push_bytes(&taken, out, tap)?;
         }
         if !self.line.is_empty() {
+            self.tap_line(&[], true, tap);
             let line = std::mem::take(&mut self.line);
-            self.end_line(Line::Owned(line), out);
+            self.end_line(Line::Owned(line), out, tap);
         }
-        self.dispatch(out);
+        self.dispatch(out, tap);
         self.after_cr = false;
         Ok(())
     }
 
-    fn end_line(&mut self, line: Line<'_>, out: &mut Vec<SseEvent>) {
+    fn end_line(&mut self, line: Line<'_>, out: &mut Vec<SseEvent>, tap: &mut dyn DataTap) {
         self.at_start = false;
         if line.bytes().is_empty() {
-            self.dispatch(out);
+            self.dispatch(out, tap);
             return;
         }
         let line = match line {
@@ -286,6 +394,7 @@ impl SseDecoder {
             line => line,
         };
         let text = String::from_utf8_lossy(line.bytes());
+        let replaced = matches!(text, std::borrow::Cow::Owned(_));
         if text.starts_with(':') {
             return; // comment
         }
@@ -298,6 +407,9 @@ impl SseDecoder {
         };
         match name {
             "data" => {
+                if replaced {
+                    tap.spoiled();
+                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -316,10 +428,11 @@ impl SseDecoder {
         }
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>, tap: &mut dyn DataTap) {
         self.event_bytes = 0;
         let event = self.event.take();
         let retry = self.retry.take();
+        tap.end_event(self.has_data);
         if !self.has_data {
             self.data.clear();
             return;
@@ -442,5 +555,80 @@ mod tests {
         let mut out = Vec::new();
         assert!(d.feed(b"data: 0123456789\n\n", &mut out).is_err());
         assert!(out.is_empty());
+    }
+
+    /// Records what a [`DataTap`] sees, per dispatched event.
+    #[derive(Default)]
+    struct Recorder {
+        current: Vec<u8>,
+        spoiled: bool,
+        events: Vec<(Vec<u8>, bool)>,
+        undispatched: usize,
+    }
+
+    impl DataTap for Recorder {
+        fn data(&mut self, bytes: &[u8]) {
+            assert!(!bytes.is_empty(), "no empty hand-over");
+            self.current.extend_from_slice(bytes);
+        }
+        fn spoiled(&mut self) {
+            self.spoiled = true;
+        }
+        fn end_event(&mut self, dispatched: bool) {
+            let data = std::mem::take(&mut self.current);
+            let spoiled = std::mem::take(&mut self.spoiled);
+            if dispatched {
+                self.events.push((data, spoiled));
+            } else {
+                assert!(data.is_empty() && !spoiled);
+                self.undispatched += 1;
+            }
+        }
+    }
+
+    #[test]
+    fn a_tap_sees_each_events_data_as_it_comes_for_every_chunking() {
+        // BOM, CRLF/CR/LF, `data` without colon or space, comments and other fields between data
+        // lines, a field named like `data` but longer, invalid UTF-8, a priming event, an event
+        // without data, and a final event without its blank line.
+        let stream: &[u8] = b"\xef\xbb\xbfdata:{\"a\":1}\n\ndata\n\ndatax: no\ndata: \xffz\n\n\
+            : c\r\nid: 1\r\nretry: 5\r\ndata: \r\n\r\nevent: e\rid: 2\r\r\
+            data: one\r\n: mid\r\ndata:two\r\nevent: x\r\ndata\r\ndata:  sp\r\r\
+            dat\ndata: \xc3\xa5 last";
+        let expected: [(&[u8], bool); 6] = [
+            (b"{\"a\":1}", false),
+            (b"", false),
+            (b"\xffz", true),
+            (b"", false),
+            (b"one\ntwo\n\n sp", false),
+            (b"\xc3\xa5 last", false),
+        ];
+        let whole = decode_all(&[stream]);
+        assert_eq!(whole.len(), expected.len());
+        let mut lengths: Vec<Vec<usize>> = (1..=stream.len()).map(|n| vec![n]).collect();
+        lengths.push(vec![3, 1, 4, 1, 5, 9, 2, 6]);
+        for cut in 0..=stream.len() {
+            lengths.push(vec![cut.max(1), stream.len()]);
+        }
+        for lens in lengths {
+            let mut d = SseDecoder::new(1 << 20);
+            let mut tap = Recorder::default();
+            let mut out = Vec::new();
+            let (mut at, mut k) = (0, 0);
+            while at < stream.len() {
+                let end = (at + lens[k % lens.len()]).min(stream.len());
+                d.feed_tapped(&stream[at..end], &mut out, &mut tap).unwrap();
+                (at, k) = (end, k + 1);
+            }
+            d.finish_tapped(&mut out, &mut tap).unwrap();
+            assert_eq!(out, whole, "{lens:?}");
+            let got: Vec<(&[u8], bool)> = tap.events.iter().map(|(d, s)| (&d[..], *s)).collect();
+            assert_eq!(got, expected, "{lens:?}");
+            // Every tapped event not spoiled is its data, byte for byte.
+            for (event, (data, spoiled)) in out.iter().zip(&tap.events) {
+                assert!(*spoiled || event.data.as_bytes() == &data[..], "{lens:?}");
+            }
+            assert_eq!(tap.undispatched, 1, "{lens:?}"); // `event: e` without data
+        }
     }
 }
