@@ -101,6 +101,64 @@ impl DataTap for NoTap {
     fn end_event(&mut self, _: bool) {}
 }
 
+/// A [`DataTap`] that records what it sees per dispatched event (tests and the `sse` fuzz target).
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct TapRecorder {
+    current: Vec<u8>,
+    spoiled: bool,
+    /// Per dispatched event: the bytes seen, and whether they were spoiled.
+    pub events: Vec<(Vec<u8>, bool)>,
+    /// Events ended without being dispatched.
+    pub undispatched: usize,
+}
+
+impl DataTap for TapRecorder {
+    fn data(&mut self, bytes: &[u8]) {
+        self.current.extend_from_slice(bytes);
+    }
+    fn spoiled(&mut self) {
+        self.spoiled = true;
+    }
+    fn end_event(&mut self, dispatched: bool) {
+        let data = std::mem::take(&mut self.current);
+        let spoiled = std::mem::take(&mut self.spoiled);
+        if dispatched {
+            self.events.push((data, spoiled));
+        } else {
+            self.undispatched += 1;
+        }
+    }
+}
+
+impl TapRecorder {
+    /// Whether the events `out` (all the stream's, in order) are those the tap saw: one each, with
+    /// the data byte for byte unless spoiled, and different when spoiled (U+FFFD in the data where
+    /// the tap saw invalid UTF-8).
+    pub fn check(&self, out: &[SseEvent]) -> Result<(), String> {
+        if out.len() != self.events.len() {
+            return Err(format!(
+                "{} events, {} tapped",
+                out.len(),
+                self.events.len()
+            ));
+        }
+        for (k, (event, (data, spoiled))) in out.iter().zip(&self.events).enumerate() {
+            let same = event.data.as_bytes() == &data[..];
+            if same == *spoiled {
+                return Err(format!(
+                    "event {k}: tapped {data:?}, data {:?}, spoiled {spoiled}",
+                    event.data
+                ));
+            }
+        }
+        if !self.current.is_empty() {
+            return Err("bytes handed after the last event".to_string());
+        }
+        Ok(())
+    }
+}
+
 /// What the line being read is, for a [`DataTap`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LineTap {
@@ -557,35 +615,6 @@ mod tests {
         assert!(out.is_empty());
     }
 
-    /// Records what a [`DataTap`] sees, per dispatched event.
-    #[derive(Default)]
-    struct Recorder {
-        current: Vec<u8>,
-        spoiled: bool,
-        events: Vec<(Vec<u8>, bool)>,
-        undispatched: usize,
-    }
-
-    impl DataTap for Recorder {
-        fn data(&mut self, bytes: &[u8]) {
-            assert!(!bytes.is_empty(), "no empty hand-over");
-            self.current.extend_from_slice(bytes);
-        }
-        fn spoiled(&mut self) {
-            self.spoiled = true;
-        }
-        fn end_event(&mut self, dispatched: bool) {
-            let data = std::mem::take(&mut self.current);
-            let spoiled = std::mem::take(&mut self.spoiled);
-            if dispatched {
-                self.events.push((data, spoiled));
-            } else {
-                assert!(data.is_empty() && !spoiled);
-                self.undispatched += 1;
-            }
-        }
-    }
-
     #[test]
     fn a_tap_sees_each_events_data_as_it_comes_for_every_chunking() {
         // BOM, CRLF/CR/LF, `data` without colon or space, comments and other fields between data
@@ -612,7 +641,7 @@ mod tests {
         }
         for lens in lengths {
             let mut d = SseDecoder::new(1 << 20);
-            let mut tap = Recorder::default();
+            let mut tap = TapRecorder::default();
             let mut out = Vec::new();
             let (mut at, mut k) = (0, 0);
             while at < stream.len() {
@@ -629,6 +658,7 @@ mod tests {
                 assert!(*spoiled || event.data.as_bytes() == &data[..], "{lens:?}");
             }
             assert_eq!(tap.undispatched, 1, "{lens:?}"); // `event: e` without data
+            assert!(tap.check(&out).is_ok(), "{lens:?}");
         }
     }
 }
