@@ -46,13 +46,7 @@ struct Pending {
 }
 
 fn start(scan: bool, mode: Chunking) -> Pending {
-    let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
-    connect(
-        &mut h,
-        "http-stateful/04-initialize.json",
-        "http-stateful/05-notifications-initialized.json",
-    );
-    h.take_events();
+    let mut h = connected(mode);
     let options = CallOptions {
         scan_structure: scan,
         ..CallOptions::default()

@@ -399,6 +399,20 @@ pub fn the_failure(events: &[Event], op: OpId) -> McpError {
     }
 }
 
+/// A legacy-protocol client at the recorded server's address, connected with the recorded
+/// initialize answer (`http-stateful/04`) and its 202 (`05`), its events taken: where most
+/// exchange tests start.
+pub fn connected(mode: Chunking) -> H {
+    let mut h = H::legacy("http://127.0.0.1:18765/mcp", mode);
+    connect(
+        &mut h,
+        "http-stateful/04-initialize.json",
+        "http-stateful/05-notifications-initialized.json",
+    );
+    h.take_events();
+    h
+}
+
 /// Connects with a recorded initialize answer and its 202 for `notifications/initialized`.
 pub fn connect(h: &mut H, init: &str, initialized: &str) -> OpId {
     let op = h.c.connect(h.now);
