@@ -129,7 +129,7 @@ pub fn sse(data: &[u8]) {
     for event in &in_one {
         assert!(event.data.len() <= 3 * CAP);
     }
-    // A data tap on the same chunks sees each event's data as it comes (issue 10).
+    // A data tap on the same chunks is handed each event's data as it comes (issue 10).
     let mut decoder = SseDecoder::new(CAP);
     let mut tap = TapRecorder::default();
     let mut events = Vec::new();
@@ -137,10 +137,9 @@ pub fn sse(data: &[u8]) {
         .iter()
         .try_for_each(|part| decoder.feed_tapped(part, &mut events, &mut tap))
         .and_then(|()| decoder.finish_tapped(&mut events, &mut tap));
-    if tapped.is_ok() {
-        assert_eq!(events, in_one, "the tap changed the events");
-        if let Err(e) = tap.check(&events) {
-            panic!("the tap saw other data: {e}");
+    if tapped.is_ok() && err_one.is_none() {
+        if let Err(e) = tap.check(&events, &in_one) {
+            panic!("the tap was handed other data: {e}");
         }
     }
     // The body reader on the same stream, chunked, without and with the Structure scan: the same

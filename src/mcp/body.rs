@@ -4,7 +4,7 @@ use super::headers::BodyKind;
 use megane_structure_scan::{CallStream, Streamed};
 
 use super::jsonrpc::{parse_owned, parse_text, Incoming, Prescanned};
-use super::sse::{DataTap, SseDecoder, SseEvent};
+use super::sse::{data_text, DataTap, SseDecoder, SseEvent};
 use crate::contract::structure::SPLICE_MARK;
 
 /// How much of a non-message body (an error page) is kept for the error message.
@@ -89,8 +89,9 @@ impl BodyReader {
     /// read refuses, as the pieces it came in (no block of the body's size, no growth by
     /// doubling: pieces of a few KiB are reused from call to call, where a 30 MB block left a
     /// hole the next call's columns did not fit). An SSE body: each event's data is fed to its own
-    /// scan as the decoder meets it ([`DataTap`]), and the event that carries the answer is read
-    /// as a JSON body is; the event's data is the whole body kept for the exact reader.
+    /// scan as the decoder meets it and kept in pieces by the tap, not by the decoder
+    /// ([`DataTap`]), and the event that carries the answer is read as a JSON body is; the
+    /// event's data is the whole body kept for the exact reader.
     pub fn scan_structure(&mut self) {
         match self {
             BodyReader::Json { scan, buf, .. } => {
@@ -232,38 +233,45 @@ impl Scanning {
     }
 }
 
-/// The Structure scan of an SSE body's events (a [`DataTap`]): one [`CallStream`] per event,
-/// fed the event's data as it arrives and handed over when the event is dispatched.
+/// The Structure scan of an SSE body's events (a [`DataTap`], which keeps their data): one
+/// [`CallStream`] per event, fed the event's data as it arrives, and the data kept as it came, in
+/// blocks of [`PIECE`] bytes or more (no block of the data's size, no growth by doubling), both
+/// handed over when the event is dispatched.
 #[derive(Debug, Default)]
 pub struct SseScanning {
     /// The scan of the current event's data.
     current: CallStream,
-    /// The current event's data was spoiled (invalid UTF-8): its scan is not used.
-    spoiled: bool,
-    /// The scans of the events dispatched since the last [`events_to_messages`], in order
-    /// (`None`: the event's data was spoiled).
-    done: Vec<Option<CallStream>>,
+    /// The current event's data.
+    pieces: Vec<Vec<u8>>,
+    /// The scans and data of the events dispatched since the last [`events_to_messages`], in
+    /// order.
+    done: Vec<(CallStream, Vec<Vec<u8>>)>,
 }
+
+/// The smallest block an SSE event's data is kept in.
+const PIECE: usize = 64 * 1024;
 
 impl DataTap for SseScanning {
     fn data(&mut self, bytes: &[u8]) {
-        if !self.spoiled {
-            self.current.feed(bytes);
+        self.current.feed(bytes);
+        match self.pieces.last_mut() {
+            Some(last) if last.capacity() - last.len() >= bytes.len() => {
+                last.extend_from_slice(bytes)
+            }
+            _ => {
+                let mut piece = Vec::with_capacity(bytes.len().max(PIECE));
+                piece.extend_from_slice(bytes);
+                self.pieces.push(piece);
+            }
         }
-    }
-
-    fn spoiled(&mut self) {
-        // The event's data is not the bytes the scan saw: the exact reader reads the event.
-        self.spoiled = true;
-        self.current = CallStream::new();
     }
 
     fn end_event(&mut self, dispatched: bool) {
         let stream = std::mem::take(&mut self.current);
+        let pieces = std::mem::take(&mut self.pieces);
         if dispatched {
-            self.done.push((!self.spoiled).then_some(stream));
+            self.done.push((stream, pieces));
         }
-        self.spoiled = false;
     }
 }
 
@@ -301,30 +309,34 @@ fn prescanned<B>(
     Ok(messages)
 }
 
-/// The messages of the events that carry one; with `scan`, an event whose Structure its scan
-/// read is read as a scanned JSON body (its data is the body), others as before.
+/// The messages of the events that carry one; with `scan` (the tap that kept the events' data),
+/// a `message` event whose Structure its scan read is read as a scanned JSON body (its data is
+/// the body), the others as before with their data made text as the decoder makes it.
 fn events_to_messages(
     events: Vec<SseEvent>,
     scan: Option<&mut SseScanning>,
 ) -> Result<Vec<Incoming>, BodyError> {
-    let mut streams = scan.map(|s| std::mem::take(&mut s.done).into_iter());
+    let mut tapped = scan.map(|s| std::mem::take(&mut s.done).into_iter());
     let mut out = Vec::new();
-    for e in events {
-        let stream = streams.as_mut().and_then(Iterator::next).flatten();
+    for mut e in events {
+        if let Some((stream, pieces)) = tapped.as_mut().and_then(Iterator::next) {
+            let pieces = if e.is_message() {
+                match prescanned(stream, pieces, |pieces| pieces) {
+                    Ok(msgs) => {
+                        out.extend(msgs);
+                        continue;
+                    }
+                    Err(pieces) => pieces,
+                }
+            } else {
+                pieces
+            };
+            e.data = data_text(pieces.concat());
+        }
         if !e.carries_message() {
             continue;
         }
-        let data = match stream {
-            Some(stream) => match prescanned(stream, e.data, |data| vec![data.into_bytes()]) {
-                Ok(msgs) => {
-                    out.extend(msgs);
-                    continue;
-                }
-                Err(data) => data,
-            },
-            None => e.data,
-        };
-        let msgs = parse_text(data).map_err(|m| {
+        let msgs = parse_text(e.data).map_err(|m| {
             BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))
         })?;
         out.extend(msgs);

@@ -17,11 +17,11 @@
 //! the next is one line end. Lines are kept as bytes until they are complete, so a UTF-8 character split
 //! across chunks is decoded correctly; invalid UTF-8 is replaced with U+FFFD, as the standard says.
 //!
-//! A [`DataTap`] ([`SseDecoder::feed_tapped`]) sees the bytes of the current event's `data` as they
-//! arrive, before the line or the event is complete (issue 10: a `tools/call` answer's Structure is
-//! read while it streams in): the values of the event's `data` lines with `\n` between them, exactly
-//! the event's [`SseEvent::data`] unless the tap is told the data was spoiled (invalid UTF-8, which
-//! the event's data has replaced).
+//! A [`DataTap`] ([`SseDecoder::feed_tapped`]) is handed the bytes of the current event's `data` as
+//! they arrive, before the line or the event is complete (issue 10: a `tools/call` answer's
+//! Structure is read while it streams in): the values of the event's `data` lines with `\n` between
+//! them. The tap then holds the data (the decoder does not gather it a second time, and the event's
+//! [`SseEvent::data`] is empty); [`data_text`] makes it the text the decoder would have made.
 
 use std::fmt;
 
@@ -50,7 +50,12 @@ impl SseEvent {
     /// Whether the event carries a JSON-RPC message (MCP Streamable HTTP): a `message` event with
     /// data. Priming events and other event types carry none.
     pub fn carries_message(&self) -> bool {
-        self.event_type() == "message" && !self.data.trim().is_empty()
+        self.is_message() && !self.data.trim().is_empty()
+    }
+
+    /// Whether the event is of type `message` (the type of events that carry JSON-RPC messages).
+    pub fn is_message(&self) -> bool {
+        self.event_type() == "message"
     }
 }
 
@@ -79,36 +84,40 @@ impl fmt::Display for SseError {
 
 impl std::error::Error for SseError {}
 
-/// Sees each event's `data` while it arrives ([`SseDecoder::feed_tapped`]).
+/// Is handed each event's `data` while it arrives, and keeps it ([`SseDecoder::feed_tapped`]).
 pub trait DataTap {
     /// The next bytes of the current event's data: the value of each `data` line (after `data`,
     /// its `:` and one optional space), with `\n` before every line but the first. Across all
-    /// calls of one event they are the bytes of [`SseEvent::data`], unless [`DataTap::spoiled`].
+    /// calls of one event, [`data_text`] of them is the data the untapped decoder gives.
     fn data(&mut self, bytes: &[u8]);
-    /// A `data` line of the current event was not valid UTF-8: the event's data has U+FFFD where
-    /// the tap saw other bytes.
-    fn spoiled(&mut self);
-    /// The current event ended; `dispatched`: it was appended to the output (it had data).
+    /// The current event ended; `dispatched`: it was appended to the output (it had data; its
+    /// [`SseEvent::data`] is empty, the tap has it).
     fn end_event(&mut self, dispatched: bool);
 }
 
-/// The tap of [`SseDecoder::feed`]: sees nothing.
+/// An event's data as text from its bytes (as a [`DataTap`] was handed them): invalid UTF-8
+/// replaced with U+FFFD, as the decoder does line by line (the same text: a line end is ASCII,
+/// so no byte sequence spans two lines).
+pub fn data_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The tap of the untapped [`SseDecoder::feed`]: handed nothing, since the decoder keeps the data.
 struct NoTap;
 
 impl DataTap for NoTap {
     fn data(&mut self, _: &[u8]) {}
-    fn spoiled(&mut self) {}
     fn end_event(&mut self, _: bool) {}
 }
 
-/// A [`DataTap`] that records what it sees per dispatched event (tests and the `sse` fuzz target).
+/// A [`DataTap`] that records what it is handed per dispatched event (tests and the `sse` fuzz
+/// target).
 #[doc(hidden)]
 #[derive(Debug, Default)]
 pub struct TapRecorder {
     current: Vec<u8>,
-    spoiled: bool,
-    /// Per dispatched event: the bytes seen, and whether they were spoiled.
-    pub events: Vec<(Vec<u8>, bool)>,
+    /// Per dispatched event: the bytes handed.
+    pub events: Vec<Vec<u8>>,
     /// Events ended without being dispatched.
     pub undispatched: usize,
 }
@@ -117,39 +126,37 @@ impl DataTap for TapRecorder {
     fn data(&mut self, bytes: &[u8]) {
         self.current.extend_from_slice(bytes);
     }
-    fn spoiled(&mut self) {
-        self.spoiled = true;
-    }
     fn end_event(&mut self, dispatched: bool) {
         let data = std::mem::take(&mut self.current);
-        let spoiled = std::mem::take(&mut self.spoiled);
         if dispatched {
-            self.events.push((data, spoiled));
+            self.events.push(data);
         } else {
+            assert!(data.is_empty(), "data handed for an event without data");
             self.undispatched += 1;
         }
     }
 }
 
 impl TapRecorder {
-    /// Whether the events `out` (all the stream's, in order) are those the tap saw: one each, with
-    /// the data byte for byte unless spoiled, and different when spoiled (U+FFFD in the data where
-    /// the tap saw invalid UTF-8).
-    pub fn check(&self, out: &[SseEvent]) -> Result<(), String> {
-        if out.len() != self.events.len() {
+    /// Whether `tapped`, the events the tapped decoder gave, are `plain`, those of the same
+    /// stream decoded without a tap, with their data (empty in `tapped`) in the tap.
+    pub fn check(&self, tapped: &[SseEvent], plain: &[SseEvent]) -> Result<(), String> {
+        if tapped.len() != plain.len() || tapped.len() != self.events.len() {
             return Err(format!(
-                "{} events, {} tapped",
-                out.len(),
+                "{} events tapped, {} plain, {} in the tap",
+                tapped.len(),
+                plain.len(),
                 self.events.len()
             ));
         }
-        for (k, (event, (data, spoiled))) in out.iter().zip(&self.events).enumerate() {
-            let same = event.data.as_bytes() == &data[..];
-            if same == *spoiled {
-                return Err(format!(
-                    "event {k}: tapped {data:?}, data {:?}, spoiled {spoiled}",
-                    event.data
-                ));
+        for (k, ((t, p), data)) in tapped.iter().zip(plain).zip(&self.events).enumerate() {
+            let text = data_text(data.clone());
+            let with_data = SseEvent {
+                data: text,
+                ..t.clone()
+            };
+            if !t.data.is_empty() || &with_data != p {
+                return Err(format!("event {k}: tapped {t:?} {data:?}, plain {p:?}"));
             }
         }
         if !self.current.is_empty() {
@@ -194,6 +201,8 @@ pub struct SseDecoder {
     failed: bool,
     /// Whether the line being read is a `data` line, for a [`DataTap`].
     line_tap: LineTap,
+    /// Fed with a [`DataTap`], which keeps the data: it is not gathered here.
+    tapped: bool,
 }
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -245,6 +254,7 @@ impl SseDecoder {
             event_bytes: 0,
             failed: false,
             line_tap: LineTap::Undecided,
+            tapped: false,
         }
     }
 
@@ -263,13 +273,24 @@ impl SseDecoder {
     ///
     /// After an error the decoder stays failed and returns the same error for every later call.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        self.feed_tapped(chunk, out, &mut NoTap)
+        self.tapped = false;
+        self.feed_chunk(chunk, out, &mut NoTap)
     }
 
-    /// [`SseDecoder::feed`], handing the current event's data to `tap` as it arrives (see
-    /// [`DataTap`]); feed every chunk of a stream, and [`SseDecoder::finish_tapped`], with the
-    /// same tap.
+    /// [`SseDecoder::feed`], handing the current event's data to `tap` as it arrives, which keeps
+    /// it (see [`DataTap`]); feed every chunk of a stream, and [`SseDecoder::finish_tapped`], with
+    /// the same tap.
     pub fn feed_tapped(
+        &mut self,
+        chunk: &[u8],
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
+        self.tapped = true;
+        self.feed_chunk(chunk, out, tap)
+    }
+
+    fn feed_chunk(
         &mut self,
         chunk: &[u8],
         out: &mut Vec<SseEvent>,
@@ -321,7 +342,7 @@ impl SseDecoder {
                 continue;
             }
             self.after_cr = b == b'\r';
-            self.tap_line(part, true, tap);
+            let part = self.tap_line(part, true, tap);
             if self.line.is_empty() {
                 // The whole line is in this chunk: read in place, not copied into `line` first.
                 self.end_line(Line::Borrowed(part), out, tap);
@@ -335,7 +356,7 @@ impl SseDecoder {
             self.after_cr = false;
             let part = &bytes[start..];
             self.count(part.len())?;
-            self.tap_line(part, false, tap);
+            let part = self.tap_line(part, false, tap);
             self.line.extend_from_slice(part);
         }
         Ok(())
@@ -343,7 +364,8 @@ impl SseDecoder {
 
     /// Hands the data in `part`, the next bytes of the line being read (after those in `line`),
     /// to `tap`; `complete`: the line ends after `part`. Called before `part` joins `line`.
-    fn tap_line(&mut self, part: &[u8], complete: bool, tap: &mut dyn DataTap) {
+    /// Returns what of `part` the decoder keeps: all of it, or without a tap's data.
+    fn tap_line<'p>(&mut self, part: &'p [u8], complete: bool, tap: &mut dyn DataTap) -> &'p [u8] {
         let before = self.line.len();
         if self.line_tap == LineTap::Undecided {
             // The line's first (up to) 6 bytes decide, as `data_value_start` reads them.
@@ -361,7 +383,7 @@ impl SseDecoder {
                 Some(None)
             };
             match decided {
-                None => return,
+                None => return part,
                 Some(None) => self.line_tap = LineTap::Other,
                 Some(Some(start)) => {
                     self.line_tap = LineTap::Data(start);
@@ -371,15 +393,25 @@ impl SseDecoder {
                 }
             }
         }
-        if let LineTap::Data(start) = self.line_tap {
-            let from = start.saturating_sub(before).min(part.len());
-            if from < part.len() {
-                tap.data(&part[from..]);
+        let kept = match self.line_tap {
+            LineTap::Data(start) => {
+                let from = start.saturating_sub(before).min(part.len());
+                if from < part.len() {
+                    tap.data(&part[from..]);
+                }
+                // A tap keeps the value: the line keeps its field name only.
+                if self.tapped {
+                    &part[..from]
+                } else {
+                    part
+                }
             }
-        }
+            _ => part,
+        };
         if complete {
             self.line_tap = LineTap::Undecided;
         }
+        kept
     }
 
     /// Counts `len` more bytes of the current event against the cap.
@@ -398,7 +430,8 @@ impl SseDecoder {
 
     /// Ends the stream: a pending line and a pending event (one without its blank line) are dispatched.
     pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
-        self.finish_tapped(out, &mut NoTap)
+        self.tapped = false;
+        self.end(out, &mut NoTap)
     }
 
     /// [`SseDecoder::finish`] with the stream's [`DataTap`].
@@ -407,6 +440,11 @@ impl SseDecoder {
         out: &mut Vec<SseEvent>,
         tap: &mut dyn DataTap,
     ) -> Result<(), SseError> {
+        self.tapped = true;
+        self.end(out, tap)
+    }
+
+    fn end(&mut self, out: &mut Vec<SseEvent>, tap: &mut dyn DataTap) -> Result<(), SseError> {
         if self.failed {
             return Err(SseError::EventTooLarge {
                 limit: self.max_event_bytes,
@@ -452,7 +490,6 @@ impl SseDecoder {
             line => line,
         };
         let text = String::from_utf8_lossy(line.bytes());
-        let replaced = matches!(text, std::borrow::Cow::Owned(_));
         if text.starts_with(':') {
             return; // comment
         }
@@ -464,10 +501,9 @@ impl SseDecoder {
             None => (&text[..], ""),
         };
         match name {
+            // A tapped event's data is the tap's (the line has only its field name here).
+            "data" if self.tapped => self.has_data = true,
             "data" => {
-                if replaced {
-                    tap.spoiled();
-                }
                 if self.has_data {
                     self.data.push('\n');
                 }
@@ -624,13 +660,13 @@ mod tests {
             : c\r\nid: 1\r\nretry: 5\r\ndata: \r\n\r\nevent: e\rid: 2\r\r\
             data: one\r\n: mid\r\ndata:two\r\nevent: x\r\ndata\r\ndata:  sp\r\r\
             dat\ndata: \xc3\xa5 last";
-        let expected: [(&[u8], bool); 6] = [
-            (b"{\"a\":1}", false),
-            (b"", false),
-            (b"\xffz", true),
-            (b"", false),
-            (b"one\ntwo\n\n sp", false),
-            (b"\xc3\xa5 last", false),
+        let expected: [&[u8]; 6] = [
+            b"{\"a\":1}",
+            b"",
+            b"\xffz",
+            b"",
+            b"one\ntwo\n\n sp",
+            b"\xc3\xa5 last",
         ];
         let whole = decode_all(&[stream]);
         assert_eq!(whole.len(), expected.len());
@@ -650,15 +686,11 @@ mod tests {
                 (at, k) = (end, k + 1);
             }
             d.finish_tapped(&mut out, &mut tap).unwrap();
-            assert_eq!(out, whole, "{lens:?}");
-            let got: Vec<(&[u8], bool)> = tap.events.iter().map(|(d, s)| (&d[..], *s)).collect();
+            let got: Vec<&[u8]> = tap.events.iter().map(|d| &d[..]).collect();
             assert_eq!(got, expected, "{lens:?}");
-            // Every tapped event not spoiled is its data, byte for byte.
-            for (event, (data, spoiled)) in out.iter().zip(&tap.events) {
-                assert!(*spoiled || event.data.as_bytes() == &data[..], "{lens:?}");
-            }
+            // The events are the untapped decoder's, their data (U+FFFD for the bad byte) the tap's.
+            assert_eq!(tap.check(&out, &whole), Ok(()), "{lens:?}");
             assert_eq!(tap.undispatched, 1, "{lens:?}"); // `event: e` without data
-            assert!(tap.check(&out).is_ok(), "{lens:?}");
         }
     }
 }
