@@ -25,7 +25,7 @@ use megane_builder_client::mcp::endpoint::{redirect_host, Endpoint};
 use megane_builder_client::mcp::errors::{error_body_text, http_failure, http_status, McpError};
 use megane_builder_client::mcp::headers::{body_kind, media_type};
 use megane_builder_client::mcp::jsonrpc::{error_in_body, parse_body};
-use megane_builder_client::mcp::sse::SseDecoder;
+use megane_builder_client::mcp::sse::{SseDecoder, TapRecorder};
 use serde_json::Value;
 
 /// The target names, as `fuzz/fuzz_targets/<name>.rs` and `fuzz/corpus/<name>/`.
@@ -129,21 +129,43 @@ pub fn sse(data: &[u8]) {
     for event in &in_one {
         assert!(event.data.len() <= 3 * CAP);
     }
-    // The body reader on the same stream, chunked.
-    let mut reader = BodyReader::messages(body_kind(Some("text/event-stream")), 4096);
-    let mut failed = false;
-    for part in &pieces {
-        if let Err(e) = reader.push(part) {
-            assert_one_line("sse body", &body_error(e));
-            failed = true;
-            break;
+    // A data tap on the same chunks is handed each event's data as it comes (issue 10).
+    let mut decoder = SseDecoder::new(CAP);
+    let mut tap = TapRecorder::default();
+    let mut events = Vec::new();
+    let tapped = pieces
+        .iter()
+        .try_for_each(|part| decoder.feed_tapped(part, &mut events, &mut tap))
+        .and_then(|()| decoder.finish_tapped(&mut events, &mut tap));
+    if tapped.is_ok() && err_one.is_none() {
+        if let Err(e) = tap.check(&events, &in_one) {
+            panic!("the tap was handed other data: {e}");
         }
     }
-    if !failed {
-        if let Err(e) = reader.finish() {
-            assert_one_line("sse body", &body_error(e));
+    // The body reader on the same stream, chunked, without and with the Structure scan: the same
+    // number of messages, or the same failure.
+    let read = |scan: bool| {
+        let mut reader = BodyReader::messages(body_kind(Some("text/event-stream")), 4096);
+        if scan {
+            reader.scan_structure();
         }
+        let mut messages = 0;
+        for part in &pieces {
+            match reader.push(part) {
+                Ok(m) => messages += m.len(),
+                Err(e) => return Err(body_error(e)),
+            }
+        }
+        reader
+            .finish()
+            .map(|m| messages + m.len())
+            .map_err(body_error)
+    };
+    let plain = read(false);
+    if let Err(e) = &plain {
+        assert_one_line("sse body", e);
     }
+    assert_eq!(read(true), plain, "the scan changed the messages");
 }
 
 /// JSON-RPC bodies and headers: the first line is a `Content-Type` (and two bytes of status), the

@@ -22,7 +22,8 @@ if [ -n "${BENCH_CALLS:-}" ]; then QUERY="$QUERY&calls=$BENCH_CALLS"; fi
 if [ "${BENCH_LENGTH:-0}" = 1 ]; then QUERY="$QUERY&length"; fi
 # BENCH_WATERS=N: the body's size, 3N + 2 atoms (default 166666: 500 000 atoms).
 if [ -n "${BENCH_WATERS:-}" ]; then QUERY="$QUERY&waters=$BENCH_WATERS"; fi
-# BENCH_SSE=1: the bytes-path body SSE-framed (event: message / data: …) for both paths.
+# BENCH_SSE=1: the body SSE-framed (event: message / data: …) for both paths, on the bytes path and
+# in the streamed-call leg (sent as text/event-stream, as the reference server answers tool calls).
 if [ "${BENCH_SSE:-0}" = 1 ]; then QUERY="$QUERY&sse"; fi
 if [ "$RUNS" = profile ]; then OUT=artifacts/bench-results-profile.unused; fi
 TIMEOUT="${BENCH_TIMEOUT:-1200}"

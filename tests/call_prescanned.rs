@@ -15,7 +15,8 @@ use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Mark
 use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_prescanned, Interpreted, ResultLimits,
 };
-use megane_builder_client::mcp::{CallOptions, OpResult};
+use megane_builder_client::mcp::jsonrpc::RawJson;
+use megane_builder_client::mcp::{CallOptions, Event, ExchangeId, OpId, OpResult};
 use serde_json::Value;
 
 const RECORDED: [&str; 3] = [
@@ -35,9 +36,16 @@ fn marker() -> Marker {
     }
 }
 
-/// Calls `liquid_box` and answers with `result` as an `application/json` body; returns the
-/// outcome as the page's `ToolServer.call` reads it, and whether the Structure came prescanned.
-fn call(result: &str, scan: bool, mode: Chunking) -> (Result<Interpreted, String>, bool) {
+/// A `liquid_box` call sent (with or without the scan), waiting for its answer.
+struct Pending {
+    h: H,
+    op: OpId,
+    ex: ExchangeId,
+    id: u64,
+    token: Value,
+}
+
+fn start(scan: bool, mode: Chunking) -> Pending {
     let mut h = connected(mode);
     let options = CallOptions {
         scan_structure: scan,
@@ -46,15 +54,19 @@ fn call(result: &str, scan: bool, mode: Chunking) -> (Result<Interpreted, String
     let op =
         h.c.call_tool("liquid_box", serde_json::json!({}), &options, h.now);
     let (ex, req) = h.next_send();
-    let id = req.json().unwrap()["id"].as_u64().unwrap();
-    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
-    let head = [("Content-Type".to_string(), "application/json".to_string())];
-    h.c.handle_head(ex, 200, &head, h.now);
-    h.body(ex, body.as_bytes());
-    h.c.handle_end(ex, h.now);
-    let OpResult::ToolResult(raw) = the_response(&h.take_events(), op) else {
-        panic!("not a tool result")
-    };
+    let request = req.json().unwrap();
+    Pending {
+        h,
+        op,
+        ex,
+        id: request["id"].as_u64().unwrap(),
+        token: request["params"]["_meta"]["progressToken"].clone(),
+    }
+}
+
+/// A tool result as the page's `ToolServer.call` reads it, and whether its Structure came
+/// prescanned.
+fn read(raw: &RawJson) -> (Result<Interpreted, String>, bool) {
     let limits = ResultLimits::default();
     let bytes = raw.get().as_bytes();
     match raw.take_prescanned() {
@@ -67,6 +79,23 @@ fn call(result: &str, scan: bool, mode: Chunking) -> (Result<Interpreted, String
             false,
         ),
     }
+}
+
+/// Calls `liquid_box` and answers with `result` as an `application/json` body; returns the
+/// outcome as the page's `ToolServer.call` reads it, and whether the Structure came prescanned.
+fn call(result: &str, scan: bool, mode: Chunking) -> (Result<Interpreted, String>, bool) {
+    let Pending {
+        mut h, op, ex, id, ..
+    } = start(scan, mode);
+    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    let head = [("Content-Type".to_string(), "application/json".to_string())];
+    h.c.handle_head(ex, 200, &head, h.now);
+    h.body(ex, body.as_bytes());
+    h.c.handle_end(ex, h.now);
+    let OpResult::ToolResult(raw) = the_response(&h.take_events(), op) else {
+        panic!("not a tool result")
+    };
+    read(&raw)
 }
 
 fn s(v: &mut Value) -> &mut Value {
@@ -86,9 +115,10 @@ fn bits(outcome: &Result<Interpreted, String>) -> Vec<u64> {
     }
 }
 
-#[test]
-fn a_result_read_while_it_streams_in_is_the_result_read_whole() {
-    let mut results: Vec<(String, &str)> = Vec::new();
+/// The recorded results, and variants the scan reads but the fast read refuses, or the scan
+/// declines, or no reader accepts.
+fn results() -> Vec<(String, &'static str)> {
+    let mut results: Vec<(String, &'static str)> = Vec::new();
     for text in RECORDED {
         let result = serde_json::from_str::<Value>(text).unwrap()["result"].clone();
         results.push((result.to_string(), "recorded"));
@@ -130,6 +160,12 @@ fn a_result_read_while_it_streams_in_is_the_result_read_whole() {
         recorded.replacen("\"cell\":", "\"cell\":null,\"cell\":", 1),
         "cell twice",
     ));
+    results
+}
+
+#[test]
+fn a_result_read_while_it_streams_in_is_the_result_read_whole() {
+    let results = results();
     let mut prescanned = 0;
     for (result, what) in &results {
         let (whole, took) = call(result, false, Chunking::Whole);
@@ -148,4 +184,404 @@ fn a_result_read_while_it_streams_in_is_the_result_read_whole() {
     assert!(prescanned >= 4 * 8, "{prescanned}");
     assert!(call(&results[0].0, true, Chunking::Random(7)).0.is_ok());
     assert!(call(&results[3].0, true, Chunking::Whole).0.is_err());
+}
+
+/// How an SSE answer is framed.
+#[derive(Clone, Copy, Debug)]
+struct Framing {
+    eol: &'static str,
+    bom: bool,
+    /// A comment, `retry:` and a priming event (empty data) first.
+    preamble: bool,
+    /// A progress notification event before the answer.
+    progress: bool,
+    /// `data:` without its space.
+    tight: bool,
+    /// The answer's data in many lines, broken after every fifth `,` between values.
+    split: bool,
+    /// The blank line after the answer's event (without it, the end of the stream dispatches it).
+    blank_end: bool,
+}
+
+const PLAIN: Framing = Framing {
+    eol: "\n",
+    bom: false,
+    preamble: false,
+    progress: false,
+    tight: false,
+    split: false,
+    blank_end: true,
+};
+const CRLF: Framing = Framing {
+    eol: "\r\n",
+    bom: true,
+    preamble: true,
+    progress: true,
+    tight: true,
+    ..PLAIN
+};
+const CR: Framing = Framing {
+    eol: "\r",
+    progress: true,
+    split: true,
+    blank_end: false,
+    ..PLAIN
+};
+
+/// `message` (each `\n` in it starts another `data` line) as a `text/event-stream` body.
+fn sse_body(message: &[u8], token: &Value, f: Framing) -> Vec<u8> {
+    let eol = f.eol.as_bytes();
+    let data = if f.tight { &b"data:"[..] } else { b"data: " };
+    let mut body = Vec::new();
+    if f.bom {
+        body.extend_from_slice(b"\xef\xbb\xbf");
+    }
+    if f.preamble {
+        for line in [&b": hello"[..], b"retry: 500", b"data:", b""] {
+            body.extend_from_slice(line);
+            body.extend_from_slice(eol);
+        }
+    }
+    if f.progress {
+        let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": token, "progress": 1, "total": 4, "message": "packing"}});
+        for line in [&b"event: message"[..], data, note.to_string().as_bytes()] {
+            body.extend_from_slice(line);
+            if line != data {
+                body.extend_from_slice(eol);
+            }
+        }
+        body.extend_from_slice(eol);
+    }
+    let mut message = message.to_vec();
+    if f.split {
+        // Line breaks between values only (outside strings), so the data is the same JSON.
+        let (mut in_string, mut escaped, mut commas) = (false, false, 0);
+        let mut split = Vec::new();
+        for &b in &message {
+            split.push(b);
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' if in_string => escaped = true,
+                b'"' => in_string = !in_string,
+                b',' if !in_string => {
+                    commas += 1;
+                    if commas % 5 == 0 {
+                        split.push(b'\n');
+                    }
+                }
+                _ => {}
+            }
+        }
+        message = split;
+    }
+    body.extend_from_slice(b"event: message");
+    body.extend_from_slice(eol);
+    for line in message.split(|&b| b == b'\n') {
+        body.extend_from_slice(data);
+        body.extend_from_slice(line);
+        body.extend_from_slice(eol);
+    }
+    if f.blank_end {
+        body.extend_from_slice(eol);
+    }
+    body
+}
+
+/// How the body is fed.
+#[derive(Clone, Copy, Debug)]
+enum Feed {
+    /// In pieces of this many bytes.
+    Every(usize),
+    /// In pieces of 1–97 bytes from this seed.
+    Random(u64),
+    /// The stream ends after this many bytes, fed in two pieces.
+    Cut(usize),
+    /// Whole, in two pieces split here.
+    Two(usize),
+}
+
+const FEEDS: [Feed; 7] = [
+    Feed::Every(usize::MAX),
+    Feed::Every(1),
+    Feed::Every(2),
+    Feed::Every(7),
+    Feed::Every(64 * 1024),
+    Feed::Random(1),
+    Feed::Random(0xdead_beef),
+];
+
+/// What the call came to, as the page sees it.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    /// A tool result, read (the positions' bits too).
+    Read(Box<Result<Interpreted, String>>, Vec<u64>),
+    /// The call failed.
+    Failed(String),
+    /// No outcome yet.
+    Pending,
+}
+
+/// One progress report the page saw: fraction and message.
+type Progress = (Option<f64>, Option<String>);
+
+/// Calls `liquid_box` and answers with the SSE body `body(id, progress token)`, fed as `feed`
+/// says; the outcome, the progress the page saw, and whether the Structure came prescanned.
+fn call_sse(
+    body: &dyn Fn(u64, &Value) -> Vec<u8>,
+    scan: bool,
+    feed: Feed,
+) -> (Outcome, Vec<Progress>, bool) {
+    let Pending {
+        mut h,
+        op,
+        ex,
+        id,
+        token,
+    } = start(scan, Chunking::Whole);
+    let mut body = body(id, &token);
+    let head = [("Content-Type".to_string(), "text/event-stream".to_string())];
+    h.c.handle_head(ex, 200, &head, h.now);
+    let mut pieces: Vec<usize> = match feed {
+        Feed::Every(n) => vec![n],
+        Feed::Random(seed) => {
+            let mut rng = seed | 1;
+            (0..body.len())
+                .map(|_| {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    1 + (rng % 97) as usize
+                })
+                .collect()
+        }
+        Feed::Cut(at) => {
+            body.truncate(at);
+            vec![at / 2, body.len()]
+        }
+        Feed::Two(at) => vec![at, body.len()],
+    };
+    pieces.retain(|&n| n > 0);
+    let mut rest = &body[..];
+    for k in 0.. {
+        if rest.is_empty() {
+            break;
+        }
+        let n = pieces[k % pieces.len().max(1)].min(rest.len());
+        h.c.handle_chunk(ex, &rest[..n], h.now);
+        rest = &rest[n..];
+    }
+    h.c.handle_end(ex, h.now);
+    let events = h.take_events();
+    let mut progress = Vec::new();
+    let mut outcome = Outcome::Pending;
+    let mut took = false;
+    for e in events {
+        match e {
+            Event::Progress {
+                op: o,
+                fraction,
+                message,
+            } if o == op => progress.push((fraction, message)),
+            Event::Response { op: o, result } if o == op => {
+                let OpResult::ToolResult(raw) = result else {
+                    panic!("not a tool result")
+                };
+                let (read, prescanned) = read(&raw);
+                took = prescanned;
+                let bits = bits(&read);
+                outcome = Outcome::Read(Box::new(read), bits);
+            }
+            Event::Failed { op: o, error } if o == op => {
+                outcome = Outcome::Failed(error.to_string())
+            }
+            _ => {}
+        }
+    }
+    (outcome, progress, took)
+}
+
+/// `result` as the JSON-RPC answer to request `id`.
+fn answer(id: u64, result: &[u8]) -> Vec<u8> {
+    let mut message = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":"#).into_bytes();
+    message.extend_from_slice(result);
+    message.push(b'}');
+    message
+}
+
+#[test]
+fn an_sse_answer_read_while_it_streams_in_is_the_answer_read_whole() {
+    let mut prescanned = 0;
+    for (result, what) in results() {
+        let (json, _) = call(&result, false, Chunking::Whole);
+        for framing in [PLAIN, CRLF, CR] {
+            let body =
+                |id: u64, token: &Value| sse_body(&answer(id, result.as_bytes()), token, framing);
+            let whole = call_sse(&body, false, Feed::Every(usize::MAX));
+            assert!(!whole.2, "{what}: scanned without being asked");
+            // The SSE answer reads as the JSON one, and the progress before it arrives.
+            assert_eq!(
+                whole.0,
+                Outcome::Read(Box::new(json.clone()), bits(&json)),
+                "{what} {framing:?}"
+            );
+            assert_eq!(whole.1.len(), usize::from(framing.progress), "{what}");
+            for feed in FEEDS {
+                let streamed = call_sse(&body, true, feed);
+                prescanned += usize::from(streamed.2);
+                assert_eq!(streamed.0, whole.0, "{what} {framing:?} {feed:?}");
+                assert_eq!(streamed.1, whole.1, "{what} {framing:?} {feed:?}");
+                if let Outcome::Read(read, _) = &streamed.0 {
+                    if let Err(e) = read.as_ref() {
+                        assert!(!e.contains('\n'), "{what}: {e}");
+                    }
+                }
+            }
+        }
+    }
+    // Not vacuous: the recorded results and the refusals found after the scan took the new path
+    // (4 results of the 13 are read by the scan, in 3 framings and 7 feeds).
+    assert!(prescanned >= 4 * 3 * 7, "{prescanned}");
+}
+
+#[test]
+fn hostile_sse_answers_read_as_the_whole_answer() {
+    let base: Value = serde_json::from_str::<Value>(RECORDED[2]).unwrap()["result"].clone();
+    let result = base.to_string().into_bytes();
+    let replace = |from: &str, to: &[u8]| {
+        let at = result
+            .windows(from.len())
+            .position(|w| w == from.as_bytes())
+            .unwrap();
+        let mut v = result[..at].to_vec();
+        v.extend_from_slice(to);
+        v.extend_from_slice(&result[at + from.len()..]);
+        v
+    };
+    type Hostile<'a> = Box<dyn Fn(u64) -> Vec<u8> + 'a>;
+    let answered = |r: Vec<u8>| -> Hostile { Box::new(move |id| answer(id, &r)) };
+    let cases: Vec<(&str, Hostile)> = vec![
+        ("as sent", answered(result.clone())),
+        // Invalid UTF-8 (the event's data has U+FFFD there): in a name, in the text.
+        (
+            "bad UTF-8 in a name",
+            answered(replace("\"residueNames\":[\"", b"\"residueNames\":[\"\xff")),
+        ),
+        (
+            "bad UTF-8 in the text",
+            answered(replace("\"text\":\"", b"\"text\":\"\xc3")),
+        ),
+        // A `data` line break inside a string (a raw line feed in it), or between values.
+        (
+            "line break in a name",
+            answered(replace("\"residueNames\":[\"", b"\"residueNames\":[\"\n")),
+        ),
+        (
+            "line break in the text",
+            answered(replace("\"text\":\"", b"\"text\":\"\n")),
+        ),
+        (
+            "empty data lines",
+            answered(replace("\"bonds\":[", b"\n\n\"bonds\":[\n")),
+        ),
+        (
+            "line break in a number",
+            answered(replace("\"positions\":[", b"\"positions\":[1\n2,")),
+        ),
+        (
+            "BOM in the data",
+            Box::new(|id| [&b"\xef\xbb\xbf"[..], &answer(id, &result)].concat()),
+        ),
+        (
+            "batch",
+            Box::new(|id| [&b"["[..], &answer(id, &result), b"]"].concat()),
+        ),
+        (
+            "cut short",
+            Box::new(|id| answer(id, &result[..result.len() / 2])),
+        ),
+        (
+            "two answers",
+            Box::new(|id| [answer(id, &result), answer(id, &result)].concat()),
+        ),
+    ];
+    let mut prescanned = 0;
+    for (what, message) in &cases {
+        for framing in [PLAIN, CRLF] {
+            let body = |id: u64, token: &Value| sse_body(&message(id), token, framing);
+            let whole = call_sse(&body, false, Feed::Every(usize::MAX));
+            for feed in [
+                Feed::Every(usize::MAX),
+                Feed::Every(1),
+                Feed::Every(7),
+                Feed::Random(5),
+            ] {
+                let streamed = call_sse(&body, true, feed);
+                prescanned += usize::from(streamed.2);
+                assert_eq!(streamed.0, whole.0, "{what} {framing:?} {feed:?}");
+                // The progress seen depends on the pieces (a chunk whose events include one that is
+                // not JSON-RPC fails whole), as without the scan.
+                let unscanned = call_sse(&body, false, feed);
+                assert_eq!(streamed.1, unscanned.1, "{what} {framing:?} {feed:?}");
+            }
+        }
+    }
+    // An event of another type carrying an answer is not the answer.
+    let other = |id: u64, token: &Value| {
+        let mut body = b"event: note\ndata: ".to_vec();
+        body.extend_from_slice(&answer(id, &result));
+        body.extend_from_slice(b"\n\n");
+        body.extend_from_slice(&sse_body(
+            &answer(id, &replace("\"name\":\"poly", b"\"name\":\"xpoly")),
+            token,
+            PLAIN,
+        ));
+        body
+    };
+    let whole = call_sse(&other, false, Feed::Every(usize::MAX));
+    assert_eq!(call_sse(&other, true, Feed::Every(3)).0, whole.0);
+    let Outcome::Read(read, _) = &whole.0 else {
+        panic!("{:?}", whole.0)
+    };
+    let read = read.as_ref().as_ref().unwrap();
+    assert!(read.result.name.starts_with('x'), "{}", read.result.name);
+    // Not vacuous: the answer as sent took the new path in every framing and feed.
+    assert!(prescanned >= 2 * 4, "{prescanned}");
+}
+
+#[test]
+fn an_sse_answer_cut_anywhere_reads_as_the_same_cut_read_whole() {
+    let water = br#"{"content":[{"type":"text","text":"water"}],"structuredContent":{"contract":1,"name":"water","structure":{"elements":[8,1,1],"positions":[0,0,0,0.9572,0,0,-0.24,0.927,0],"bonds":[[0,1],[0,2]],"residueNames":["HOH","HOH","HOH"],"cell":null},"warnings":[]},"isError":false}"#;
+    let polymer: Value = serde_json::from_str::<Value>(RECORDED[2]).unwrap()["result"].clone();
+    let polymer = polymer.to_string();
+    let framing = Framing {
+        preamble: false,
+        ..CRLF
+    };
+    let mut read = 0;
+    for (result, step) in [(&water[..], 1), (polymer.as_bytes(), 61)] {
+        let body = |id: u64, token: &Value| sse_body(&answer(id, result), token, framing);
+        let full = call_sse(&body, false, Feed::Every(usize::MAX));
+        assert!(
+            matches!(&full.0, Outcome::Read(read, _) if read.is_ok()),
+            "{:?}",
+            full.0
+        );
+        let sent = start(false, Chunking::Whole);
+        let len = body(sent.id, &sent.token).len();
+        for at in (0..=len).step_by(step) {
+            let whole = call_sse(&body, false, Feed::Cut(at));
+            let streamed = call_sse(&body, true, Feed::Cut(at));
+            read += usize::from(streamed.2);
+            assert_eq!(streamed.0, whole.0, "cut at {at} of {len}");
+            assert_eq!(streamed.1, whole.1, "cut at {at} of {len}");
+            if at < len {
+                let two = call_sse(&body, true, Feed::Two(at));
+                assert_eq!(two.0, full.0, "split at {at} of {len}");
+                assert_eq!(two.1, full.1, "split at {at} of {len}");
+            }
+        }
+    }
+    // Not vacuous: a stream cut after the answer's last data byte is still read by the scan.
+    assert!(read >= 2, "{read}");
 }

@@ -12,8 +12,9 @@ mod support;
 
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
 use megane_builder_client::contract::result::{
-    interpret_call_bytes, interpret_call_prescanned, ResultLimits,
+    interpret_call_bytes, interpret_call_prescanned, Interpreted, ResultLimits,
 };
+use megane_builder_client::mcp::jsonrpc::RawJson;
 use megane_builder_client::mcp::{CallOptions, Config, Event, McpError, OpResult, ProtocolChoice};
 use serde_json::Value;
 use std::net::TcpListener;
@@ -143,46 +144,62 @@ fn recorded_tools() -> Vec<Value> {
 fn call_all(l: &mut Live) {
     for tool in ["liquid_box", "polymer_chain", "solvate"] {
         let rec = recorded(&format!("call-{tool}.json"));
-        let op = l.c.call_tool(
-            tool,
-            rec["arguments"].clone(),
-            &CallOptions::default(),
-            l.now(),
-        );
-        let start = l.events.len();
-        let OpResult::ToolResult(result) = l.run_ok(op) else {
-            panic!()
-        };
-        let result = result.to_value();
-        assert_eq!(
-            normalised(result),
-            normalised(rec["result"].clone()),
-            "{tool}"
-        );
-        let progress: Vec<(Option<f64>, Option<String>)> = l.events[start..]
-            .iter()
-            .filter_map(|e| match e {
-                Event::Progress {
-                    op: o,
-                    fraction,
-                    message,
-                } if *o == op => Some((*fraction, message.clone())),
-                _ => None,
-            })
-            .collect();
-        let expected: Vec<(Option<f64>, Option<String>)> = (0..=5)
-            .map(|i| {
-                (
-                    Some(i as f64 / 5.0),
-                    Some(if i < 5 {
-                        format!("step {} of 5", i + 1)
-                    } else {
-                        "done".into()
-                    }),
-                )
-            })
-            .collect();
-        assert_eq!(progress, expected, "{tool}");
+        let mut whole = None;
+        // Each tool twice: as a plain call, then with the Structure read while the answer (an
+        // SSE event here) streams in (issue 10).
+        for scan in [false, true] {
+            let options = CallOptions {
+                scan_structure: scan,
+                ..CallOptions::default()
+            };
+            let op =
+                l.c.call_tool(tool, rec["arguments"].clone(), &options, l.now());
+            let start = l.events.len();
+            let OpResult::ToolResult(result) = l.run_ok(op) else {
+                panic!()
+            };
+            match whole.take() {
+                None => {
+                    assert!(result.take_prescanned().is_none(), "{tool}");
+                    whole = Some(interpret_call_bytes(
+                        tool,
+                        &marker(),
+                        result.get().as_bytes(),
+                        &limits(),
+                    ));
+                    assert_eq!(
+                        normalised(result.to_value()),
+                        normalised(rec["result"].clone()),
+                        "{tool}"
+                    );
+                }
+                Some(whole) => same_as_whole(tool, &result, whole),
+            }
+            let progress: Vec<(Option<f64>, Option<String>)> = l.events[start..]
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Progress {
+                        op: o,
+                        fraction,
+                        message,
+                    } if *o == op => Some((*fraction, message.clone())),
+                    _ => None,
+                })
+                .collect();
+            let expected: Vec<(Option<f64>, Option<String>)> = (0..=5)
+                .map(|i| {
+                    (
+                        Some(i as f64 / 5.0),
+                        Some(if i < 5 {
+                            format!("step {} of 5", i + 1)
+                        } else {
+                            "done".into()
+                        }),
+                    )
+                })
+                .collect();
+            assert_eq!(progress, expected, "{tool} scan {scan}");
+        }
     }
     // Other arguments: a tool error, returned as a result.
     let op = l.c.call_tool(
@@ -425,6 +442,25 @@ fn limits() -> ResultLimits {
     ResultLimits::default()
 }
 
+/// A call made with `scan_structure`: its Structure came prescanned, only the small rest of the
+/// result is text, and it reads as `whole`, the same call read without the scan.
+fn same_as_whole(tool: &str, scanned: &RawJson, whole: Result<Interpreted, String>) {
+    let prescanned = scanned.take_prescanned().expect("read while it came in");
+    assert!(scanned.get().len() < 2000, "{tool}: only the rest is text");
+    let streamed = interpret_call_prescanned(
+        tool,
+        &marker(),
+        scanned.get().as_bytes(),
+        prescanned,
+        &limits(),
+    );
+    assert_eq!(
+        streamed.unwrap().result.structure,
+        whole.unwrap().result.structure,
+        "{tool}"
+    );
+}
+
 #[test]
 fn live_json_responses_without_streams() {
     if skip() {
@@ -471,23 +507,8 @@ fn live_json_responses_without_streams() {
         let OpResult::ToolResult(scanned) = l.run_ok(op) else {
             panic!()
         };
-        let prescanned = scanned.take_prescanned().expect("read while it came in");
-        assert!(
-            plain && scanned.get().len() < 2000,
-            "{tool}: only the rest is text"
-        );
-        let streamed = interpret_call_prescanned(
-            tool,
-            &marker(),
-            scanned.get().as_bytes(),
-            prescanned,
-            &limits(),
-        );
-        assert_eq!(
-            streamed.unwrap().result.structure,
-            whole.unwrap().result.structure,
-            "{tool}"
-        );
+        assert!(plain, "{tool}");
+        same_as_whole(tool, &scanned, whole);
     }
     let op = l.c.close(l.now());
     assert_eq!(l.run_ok(op), OpResult::Closed);

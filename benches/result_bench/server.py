@@ -7,7 +7,8 @@ POST /mcp: `initialize`, `tools/list` (the recorded tools) and `tools/call`, who
 the body the page stored with POST /body (a JSON-RPC response; its id is replaced by the
 request's), sent in 64 KiB pieces at a paced rate (--chunk-ms between pieces, as a network would
 deliver it) and ended by closing the connection; with `Content-Length` when the body was stored
-with POST /body?length. GET /last gives the wall-clock time (ms since
+with POST /body?length. A body stored SSE-framed (`event: message` / `data: …`) is sent as
+`text/event-stream`. GET /last gives the wall-clock time (ms since
 the epoch) at which the last piece was written, so the page can time last byte -> plan."""
 
 import argparse
@@ -101,9 +102,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         elif method == "tools/list":
             self.json_reply({"jsonrpc": "2.0", "id": rid, "result": {"tools": Handler.tools}})
         elif method == "tools/call":
-            body = re.sub(rb'^\{"jsonrpc":"2.0","id":[^,]*,', b'{"jsonrpc":"2.0","id":' + json.dumps(rid).encode() + b",", Handler.body, count=1)
+            # An SSE-framed body (the page's ?sse) is sent as text/event-stream, as the reference
+            # server and the Python SDK answer tool calls; its data's id is replaced the same way.
+            sse = Handler.body.startswith((b"event:", b"data:"))
+            new_id = b'{"jsonrpc":"2.0","id":' + json.dumps(rid).encode() + b","
+            body = re.sub(rb'^((?:event: message\n)?data: ?)?\{"jsonrpc":"2.0","id":[^,]*,', lambda m: (m.group(1) or b"") + new_id, Handler.body, count=1)
             self.send_response(200)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "text/event-stream" if sse else "application/json")
             if Handler.send_length:
                 self.send_header("Content-Length", str(len(body)))
             self.send_header("Connection", "close")

@@ -4,7 +4,7 @@ use super::headers::BodyKind;
 use megane_structure_scan::{CallStream, Streamed};
 
 use super::jsonrpc::{parse_owned, parse_text, Incoming, Prescanned};
-use super::sse::{SseDecoder, SseEvent};
+use super::sse::{data_text, DataTap, SseDecoder, SseEvent};
 use crate::contract::structure::SPLICE_MARK;
 
 /// How much of a non-message body (an error page) is kept for the error message.
@@ -42,6 +42,8 @@ pub enum BodyReader {
         received: u64,
         /// Cap on the total.
         limit: u64,
+        /// Each event's data read by the Structure scan as it comes ([`BodyReader::scan_structure`]).
+        scan: Option<Box<SseScanning>>,
     },
     /// Anything else: the first [`MAX_ERROR_BODY`] bytes are kept, the rest is counted and dropped.
     Text {
@@ -63,6 +65,7 @@ impl BodyReader {
                 decoder: SseDecoder::new(usize::try_from(limit).unwrap_or(usize::MAX)),
                 received: 0,
                 limit,
+                scan: None,
             },
             BodyKind::Other => BodyReader::text(),
         }
@@ -85,11 +88,18 @@ impl BodyReader {
     /// The whole body is still kept, for the exact reader when the scan declines or the fast
     /// read refuses, as the pieces it came in (no block of the body's size, no growth by
     /// doubling: pieces of a few KiB are reused from call to call, where a 30 MB block left a
-    /// hole the next call's columns did not fit). A JSON body only (an SSE body is read as before).
+    /// hole the next call's columns did not fit). An SSE body: each event's data is fed to its own
+    /// scan as the decoder meets it and kept in pieces by the tap, not by the decoder
+    /// ([`DataTap`]), and the event that carries the answer is read as a JSON body is; the
+    /// event's data is the whole body kept for the exact reader.
     pub fn scan_structure(&mut self) {
-        if let BodyReader::Json { scan, buf, .. } = self {
-            *buf = Vec::new();
-            *scan = Some(Box::default());
+        match self {
+            BodyReader::Json { scan, buf, .. } => {
+                *buf = Vec::new();
+                *scan = Some(Box::default());
+            }
+            BodyReader::Sse { scan, .. } => *scan = Some(Box::default()),
+            BodyReader::Text { .. } => {}
         }
     }
 
@@ -117,16 +127,20 @@ impl BodyReader {
                 decoder,
                 received,
                 limit,
+                scan,
             } => {
                 *received = received.saturating_add(chunk.len() as u64);
                 if *received > *limit {
+                    *scan = None;
                     return Err(BodyError::TooLarge { limit: *limit });
                 }
                 let mut events = Vec::new();
-                decoder
-                    .feed(chunk, &mut events)
-                    .map_err(|_| BodyError::TooLarge { limit: *limit })?;
-                events_to_messages(events)
+                let fed = match scan.as_deref_mut() {
+                    Some(scanning) => decoder.feed_tapped(chunk, &mut events, scanning),
+                    None => decoder.feed(chunk, &mut events),
+                };
+                fed.map_err(|_| BodyError::TooLarge { limit: *limit })?;
+                events_to_messages(events, scan.as_deref_mut())
             }
             BodyReader::Text { buf } => {
                 let room = MAX_ERROR_BODY.saturating_sub(buf.len());
@@ -149,7 +163,8 @@ impl BodyReader {
                     return Ok(Vec::new());
                 }
                 if let Some(scanning) = scan.take() {
-                    match prescanned(*scanning) {
+                    let Scanning { stream, pieces, .. } = *scanning;
+                    match prescanned(stream, pieces, |pieces| pieces) {
                         Ok(messages) => return Ok(messages),
                         Err(pieces) => *buf = pieces.concat(),
                     }
@@ -157,12 +172,19 @@ impl BodyReader {
                 // The buffer becomes the messages' text (a result is kept, not copied).
                 parse_owned(std::mem::take(buf)).map_err(BodyError::Malformed)
             }
-            BodyReader::Sse { decoder, limit, .. } => {
+            BodyReader::Sse {
+                decoder,
+                limit,
+                scan,
+                ..
+            } => {
                 let mut events = Vec::new();
-                decoder
-                    .finish(&mut events)
-                    .map_err(|_| BodyError::TooLarge { limit: *limit })?;
-                events_to_messages(events)
+                let finished = match scan.as_deref_mut() {
+                    Some(scanning) => decoder.finish_tapped(&mut events, scanning),
+                    None => decoder.finish(&mut events),
+                };
+                finished.map_err(|_| BodyError::TooLarge { limit: *limit })?;
+                events_to_messages(events, scan.as_deref_mut())
             }
             BodyReader::Text { .. } => Ok(Vec::new()),
         }
@@ -211,40 +233,106 @@ impl Scanning {
     }
 }
 
+/// The Structure scan of an SSE body's events (a [`DataTap`], which keeps their data): one
+/// [`CallStream`] per event, fed the event's data as it arrives, and the data kept as it came, in
+/// blocks of [`PIECE`] bytes or more (no block of the data's size, no growth by doubling), both
+/// handed over when the event is dispatched.
+#[derive(Debug, Default)]
+pub struct SseScanning {
+    /// The scan of the current event's data.
+    current: CallStream,
+    /// The current event's data.
+    pieces: Vec<Vec<u8>>,
+    /// The scans and data of the events dispatched since the last [`events_to_messages`], in
+    /// order.
+    done: Vec<(CallStream, Vec<Vec<u8>>)>,
+}
+
+/// The smallest block an SSE event's data is kept in.
+const PIECE: usize = 64 * 1024;
+
+impl DataTap for SseScanning {
+    fn data(&mut self, bytes: &[u8]) {
+        self.current.feed(bytes);
+        match self.pieces.last_mut() {
+            Some(last) if last.capacity() - last.len() >= bytes.len() => {
+                last.extend_from_slice(bytes)
+            }
+            _ => {
+                let mut piece = Vec::with_capacity(bytes.len().max(PIECE));
+                piece.extend_from_slice(bytes);
+                self.pieces.push(piece);
+            }
+        }
+    }
+
+    fn end_event(&mut self, dispatched: bool) {
+        let stream = std::mem::take(&mut self.current);
+        let pieces = std::mem::take(&mut self.pieces);
+        if dispatched {
+            self.done.push((stream, pieces));
+        }
+    }
+}
+
 /// The messages of a body whose Structure the scan read: the rest of the body parsed, the
-/// Structure and the whole body attached to the one answer. `Err` with the body's pieces (the
-/// whole body is then parsed as before) when the scan did not read a Structure, or the rest is
-/// not one answer.
-fn prescanned(scanning: Scanning) -> Result<Vec<Incoming>, Vec<Vec<u8>>> {
-    let Scanning { stream, pieces, .. } = scanning;
+/// Structure and the whole body (`body`, as `pieces` makes it) attached to the one answer. `Err`
+/// with the body (then parsed whole as before) when the scan did not read a Structure, or the
+/// rest is not one answer.
+fn prescanned<B>(
+    stream: CallStream,
+    body: B,
+    pieces: fn(B) -> Vec<Vec<u8>>,
+) -> Result<Vec<Incoming>, B> {
     let Streamed::Read {
         structure,
         rest,
         range,
     } = stream.finish(SPLICE_MARK.as_bytes())
     else {
-        return Err(pieces);
+        return Err(body);
     };
     let Ok(mut messages) = parse_owned(rest) else {
-        return Err(pieces);
+        return Err(body);
     };
     let [Incoming::Response {
         outcome: Ok(raw), ..
     }] = messages.as_mut_slice()
     else {
-        return Err(pieces);
+        return Err(body);
     };
     *raw = raw.clone().with_prescanned(Prescanned {
         structure,
         structure_len: range.len(),
-        body: pieces,
+        body: pieces(body),
     });
     Ok(messages)
 }
 
-fn events_to_messages(events: Vec<SseEvent>) -> Result<Vec<Incoming>, BodyError> {
+/// The messages of the events that carry one; with `scan` (the tap that kept the events' data),
+/// a `message` event whose Structure its scan read is read as a scanned JSON body (its data is
+/// the body), the others as before with their data made text as the decoder makes it.
+fn events_to_messages(
+    events: Vec<SseEvent>,
+    scan: Option<&mut SseScanning>,
+) -> Result<Vec<Incoming>, BodyError> {
+    let mut tapped = scan.map(|s| std::mem::take(&mut s.done).into_iter());
     let mut out = Vec::new();
-    for e in events {
+    for mut e in events {
+        if let Some((stream, pieces)) = tapped.as_mut().and_then(Iterator::next) {
+            let pieces = if e.is_message() {
+                match prescanned(stream, pieces, |pieces| pieces) {
+                    Ok(msgs) => {
+                        out.extend(msgs);
+                        continue;
+                    }
+                    Err(pieces) => pieces,
+                }
+            } else {
+                pieces
+            };
+            e.data = data_text(pieces.concat());
+        }
         if !e.carries_message() {
             continue;
         }

@@ -211,7 +211,8 @@ pub struct CallOptions {
     /// An explicit timeout in milliseconds (capped at 30 minutes; 0 means the contract's):
     /// `contract::timing::call_timeout_ms`.
     pub timeout_ms: Option<u64>,
-    /// Read a §5.1 Structure at `structuredContent.structure` of a JSON answer while it comes in
+    /// Read a §5.1 Structure at `structuredContent.structure` of the answer (a JSON body, or the
+    /// SSE event that carries it) while it comes in
     /// (issue 10, [`BodyReader::scan_structure`]): the result's text then has the contract core's
     /// placeholder instead of the Structure's, and the Structure comes with it
     /// ([`RawJson::take_prescanned`]). For Builder tools, whose result the contract core reads.

@@ -16,6 +16,12 @@
 //! Line ends may be LF, CRLF or a lone CR; a CR at the end of one chunk followed by an LF at the start of
 //! the next is one line end. Lines are kept as bytes until they are complete, so a UTF-8 character split
 //! across chunks is decoded correctly; invalid UTF-8 is replaced with U+FFFD, as the standard says.
+//!
+//! A [`DataTap`] ([`SseDecoder::feed_tapped`]) is handed the bytes of the current event's `data` as
+//! they arrive, before the line or the event is complete (issue 10: a `tools/call` answer's
+//! Structure is read while it streams in): the values of the event's `data` lines with `\n` between
+//! them. The tap then holds the data (the decoder does not gather it a second time, and the event's
+//! [`SseEvent::data`] is empty); [`data_text`] makes it the text the decoder would have made.
 
 use std::fmt;
 
@@ -44,7 +50,12 @@ impl SseEvent {
     /// Whether the event carries a JSON-RPC message (MCP Streamable HTTP): a `message` event with
     /// data. Priming events and other event types carry none.
     pub fn carries_message(&self) -> bool {
-        self.event_type() == "message" && !self.data.trim().is_empty()
+        self.is_message() && !self.data.trim().is_empty()
+    }
+
+    /// Whether the event is of type `message` (the type of events that carry JSON-RPC messages).
+    pub fn is_message(&self) -> bool {
+        self.event_type() == "message"
     }
 }
 
@@ -73,6 +84,99 @@ impl fmt::Display for SseError {
 
 impl std::error::Error for SseError {}
 
+/// Is handed each event's `data` while it arrives, and keeps it ([`SseDecoder::feed_tapped`]).
+pub trait DataTap {
+    /// The next bytes of the current event's data: the value of each `data` line (after `data`,
+    /// its `:` and one optional space), with `\n` before every line but the first. Across all
+    /// calls of one event, [`data_text`] of them is the data the untapped decoder gives.
+    fn data(&mut self, bytes: &[u8]);
+    /// The current event ended; `dispatched`: it was appended to the output (it had data; its
+    /// [`SseEvent::data`] is empty, the tap has it).
+    fn end_event(&mut self, dispatched: bool);
+}
+
+/// An event's data as text from its bytes (as a [`DataTap`] was handed them): invalid UTF-8
+/// replaced with U+FFFD, as the decoder does line by line (the same text: a line end is ASCII,
+/// so no byte sequence spans two lines).
+pub fn data_text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The tap of the untapped [`SseDecoder::feed`]: handed nothing, since the decoder keeps the data.
+struct NoTap;
+
+impl DataTap for NoTap {
+    fn data(&mut self, _: &[u8]) {}
+    fn end_event(&mut self, _: bool) {}
+}
+
+/// A [`DataTap`] that records what it is handed per dispatched event (tests and the `sse` fuzz
+/// target).
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct TapRecorder {
+    current: Vec<u8>,
+    /// Per dispatched event: the bytes handed.
+    pub events: Vec<Vec<u8>>,
+    /// Events ended without being dispatched.
+    pub undispatched: usize,
+}
+
+impl DataTap for TapRecorder {
+    fn data(&mut self, bytes: &[u8]) {
+        self.current.extend_from_slice(bytes);
+    }
+    fn end_event(&mut self, dispatched: bool) {
+        let data = std::mem::take(&mut self.current);
+        if dispatched {
+            self.events.push(data);
+        } else {
+            assert!(data.is_empty(), "data handed for an event without data");
+            self.undispatched += 1;
+        }
+    }
+}
+
+impl TapRecorder {
+    /// Whether `tapped`, the events the tapped decoder gave, are `plain`, those of the same
+    /// stream decoded without a tap, with their data (empty in `tapped`) in the tap.
+    pub fn check(&self, tapped: &[SseEvent], plain: &[SseEvent]) -> Result<(), String> {
+        if tapped.len() != plain.len() || tapped.len() != self.events.len() {
+            return Err(format!(
+                "{} events tapped, {} plain, {} in the tap",
+                tapped.len(),
+                plain.len(),
+                self.events.len()
+            ));
+        }
+        for (k, ((t, p), data)) in tapped.iter().zip(plain).zip(&self.events).enumerate() {
+            let text = data_text(data.clone());
+            let with_data = SseEvent {
+                data: text,
+                ..t.clone()
+            };
+            if !t.data.is_empty() || &with_data != p {
+                return Err(format!("event {k}: tapped {t:?} {data:?}, plain {p:?}"));
+            }
+        }
+        if !self.current.is_empty() {
+            return Err("bytes handed after the last event".to_string());
+        }
+        Ok(())
+    }
+}
+
+/// What the line being read is, for a [`DataTap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineTap {
+    /// Too few bytes yet to tell (a `data` line's value start needs up to 6).
+    Undecided,
+    /// A `data` line whose value starts at this byte of the line.
+    Data(usize),
+    /// Any other line.
+    Other,
+}
+
 /// Push decoder for `text/event-stream` bodies. See the module documentation.
 #[derive(Debug, Clone)]
 pub struct SseDecoder {
@@ -95,6 +199,10 @@ pub struct SseDecoder {
     /// Bytes of the current event so far (complete lines plus the partial line).
     event_bytes: usize,
     failed: bool,
+    /// Whether the line being read is a `data` line, for a [`DataTap`].
+    line_tap: LineTap,
+    /// Fed with a [`DataTap`], which keeps the data: it is not gathered here.
+    tapped: bool,
 }
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
@@ -145,6 +253,8 @@ impl SseDecoder {
             retry: None,
             event_bytes: 0,
             failed: false,
+            line_tap: LineTap::Undecided,
+            tapped: false,
         }
     }
 
@@ -163,6 +273,29 @@ impl SseDecoder {
     ///
     /// After an error the decoder stays failed and returns the same error for every later call.
     pub fn feed(&mut self, chunk: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        self.tapped = false;
+        self.feed_chunk(chunk, out, &mut NoTap)
+    }
+
+    /// [`SseDecoder::feed`], handing the current event's data to `tap` as it arrives, which keeps
+    /// it (see [`DataTap`]); feed every chunk of a stream, and [`SseDecoder::finish_tapped`], with
+    /// the same tap.
+    pub fn feed_tapped(
+        &mut self,
+        chunk: &[u8],
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
+        self.tapped = true;
+        self.feed_chunk(chunk, out, tap)
+    }
+
+    fn feed_chunk(
+        &mut self,
+        chunk: &[u8],
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
         if self.failed {
             return Err(SseError::EventTooLarge {
                 limit: self.max_event_bytes,
@@ -181,13 +314,18 @@ impl SseDecoder {
                 self.at_start = false;
                 let taken = BOM[..self.bom_seen].to_vec();
                 self.bom_seen = 0;
-                self.push_bytes(&taken, out)?;
+                self.push_bytes(&taken, out, tap)?;
             }
         }
-        self.push_bytes(rest, out)
+        self.push_bytes(rest, out, tap)
     }
 
-    fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+    fn push_bytes(
+        &mut self,
+        bytes: &[u8],
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
         let mut start = 0;
         for i in memchr::memchr2_iter(b'\n', b'\r', bytes) {
             let b = bytes[i];
@@ -204,20 +342,76 @@ impl SseDecoder {
                 continue;
             }
             self.after_cr = b == b'\r';
+            let part = self.tap_line(part, true, tap);
             if self.line.is_empty() {
                 // The whole line is in this chunk: read in place, not copied into `line` first.
-                self.end_line(Line::Borrowed(part), out);
+                self.end_line(Line::Borrowed(part), out, tap);
             } else {
                 self.line.extend_from_slice(part);
                 let line = std::mem::take(&mut self.line);
-                self.end_line(Line::Owned(line), out);
+                self.end_line(Line::Owned(line), out, tap);
             }
         }
         if start < bytes.len() {
             self.after_cr = false;
-            self.extend_line(&bytes[start..])?;
+            let part = &bytes[start..];
+            self.count(part.len())?;
+            let part = self.tap_line(part, false, tap);
+            self.line.extend_from_slice(part);
         }
         Ok(())
+    }
+
+    /// Hands the data in `part`, the next bytes of the line being read (after those in `line`),
+    /// to `tap`; `complete`: the line ends after `part`. Called before `part` joins `line`.
+    /// Returns what of `part` the decoder keeps: all of it, or without a tap's data.
+    fn tap_line<'p>(&mut self, part: &'p [u8], complete: bool, tap: &mut dyn DataTap) -> &'p [u8] {
+        let before = self.line.len();
+        if self.line_tap == LineTap::Undecided {
+            // The line's first (up to) 6 bytes decide, as `data_value_start` reads them.
+            let mut head = [0u8; 6];
+            let old = before.min(6);
+            head[..old].copy_from_slice(&self.line[..old]);
+            let new = (6 - old).min(part.len());
+            head[old..old + new].copy_from_slice(&part[..new]);
+            let head = &head[..old + new];
+            let decided = if complete || head.len() == 6 {
+                Some(data_value_start(head))
+            } else if b"data".iter().zip(head).all(|(a, b)| a == b) {
+                None
+            } else {
+                Some(None)
+            };
+            match decided {
+                None => return part,
+                Some(None) => self.line_tap = LineTap::Other,
+                Some(Some(start)) => {
+                    self.line_tap = LineTap::Data(start);
+                    if self.has_data {
+                        tap.data(b"\n");
+                    }
+                }
+            }
+        }
+        let kept = match self.line_tap {
+            LineTap::Data(start) => {
+                let from = start.saturating_sub(before).min(part.len());
+                if from < part.len() {
+                    tap.data(&part[from..]);
+                }
+                // A tap keeps the value: the line keeps its field name only.
+                if self.tapped {
+                    &part[..from]
+                } else {
+                    part
+                }
+            }
+            _ => part,
+        };
+        if complete {
+            self.line_tap = LineTap::Undecided;
+        }
+        kept
     }
 
     /// Counts `len` more bytes of the current event against the cap.
@@ -234,14 +428,23 @@ impl SseDecoder {
         Ok(())
     }
 
-    fn extend_line(&mut self, bytes: &[u8]) -> Result<(), SseError> {
-        self.count(bytes.len())?;
-        self.line.extend_from_slice(bytes);
-        Ok(())
-    }
-
     /// Ends the stream: a pending line and a pending event (one without its blank line) are dispatched.
     pub fn finish(&mut self, out: &mut Vec<SseEvent>) -> Result<(), SseError> {
+        self.tapped = false;
+        self.end(out, &mut NoTap)
+    }
+
+    /// [`SseDecoder::finish`] with the stream's [`DataTap`].
+    pub fn finish_tapped(
+        &mut self,
+        out: &mut Vec<SseEvent>,
+        tap: &mut dyn DataTap,
+    ) -> Result<(), SseError> {
+        self.tapped = true;
+        self.end(out, tap)
+    }
+
+    fn end(&mut self, out: &mut Vec<SseEvent>, tap: &mut dyn DataTap) -> Result<(), SseError> {
         if self.failed {
             return Err(SseError::EventTooLarge {
                 limit: self.max_event_bytes,
@@ -250,21 +453,22 @@ impl SseDecoder {
         if self.at_start && self.bom_seen > 0 {
             self.at_start = false;
             let taken = BOM[..self.bom_seen].to_vec();
-            self.push_bytes(&taken, out)?;
+            self.push_bytes(&taken, out, tap)?;
         }
         if !self.line.is_empty() {
+            self.tap_line(&[], true, tap);
             let line = std::mem::take(&mut self.line);
-            self.end_line(Line::Owned(line), out);
+            self.end_line(Line::Owned(line), out, tap);
         }
-        self.dispatch(out);
+        self.dispatch(out, tap);
         self.after_cr = false;
         Ok(())
     }
 
-    fn end_line(&mut self, line: Line<'_>, out: &mut Vec<SseEvent>) {
+    fn end_line(&mut self, line: Line<'_>, out: &mut Vec<SseEvent>, tap: &mut dyn DataTap) {
         self.at_start = false;
         if line.bytes().is_empty() {
-            self.dispatch(out);
+            self.dispatch(out, tap);
             return;
         }
         let line = match line {
@@ -297,6 +501,8 @@ impl SseDecoder {
             None => (&text[..], ""),
         };
         match name {
+            // A tapped event's data is the tap's (the line has only its field name here).
+            "data" if self.tapped => self.has_data = true,
             "data" => {
                 if self.has_data {
                     self.data.push('\n');
@@ -316,10 +522,11 @@ impl SseDecoder {
         }
     }
 
-    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>, tap: &mut dyn DataTap) {
         self.event_bytes = 0;
         let event = self.event.take();
         let retry = self.retry.take();
+        tap.end_event(self.has_data);
         if !self.has_data {
             self.data.clear();
             return;
@@ -442,5 +649,48 @@ mod tests {
         let mut out = Vec::new();
         assert!(d.feed(b"data: 0123456789\n\n", &mut out).is_err());
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_tap_sees_each_events_data_as_it_comes_for_every_chunking() {
+        // BOM, CRLF/CR/LF, `data` without colon or space, comments and other fields between data
+        // lines, a field named like `data` but longer, invalid UTF-8, a priming event, an event
+        // without data, and a final event without its blank line.
+        let stream: &[u8] = b"\xef\xbb\xbfdata:{\"a\":1}\n\ndata\n\ndatax: no\ndata: \xffz\n\n\
+            : c\r\nid: 1\r\nretry: 5\r\ndata: \r\n\r\nevent: e\rid: 2\r\r\
+            data: one\r\n: mid\r\ndata:two\r\nevent: x\r\ndata\r\ndata:  sp\r\r\
+            dat\ndata: \xc3\xa5 last";
+        let expected: [&[u8]; 6] = [
+            b"{\"a\":1}",
+            b"",
+            b"\xffz",
+            b"",
+            b"one\ntwo\n\n sp",
+            b"\xc3\xa5 last",
+        ];
+        let whole = decode_all(&[stream]);
+        assert_eq!(whole.len(), expected.len());
+        let mut lengths: Vec<Vec<usize>> = (1..=stream.len()).map(|n| vec![n]).collect();
+        lengths.push(vec![3, 1, 4, 1, 5, 9, 2, 6]);
+        for cut in 0..=stream.len() {
+            lengths.push(vec![cut.max(1), stream.len()]);
+        }
+        for lens in lengths {
+            let mut d = SseDecoder::new(1 << 20);
+            let mut tap = TapRecorder::default();
+            let mut out = Vec::new();
+            let (mut at, mut k) = (0, 0);
+            while at < stream.len() {
+                let end = (at + lens[k % lens.len()]).min(stream.len());
+                d.feed_tapped(&stream[at..end], &mut out, &mut tap).unwrap();
+                (at, k) = (end, k + 1);
+            }
+            d.finish_tapped(&mut out, &mut tap).unwrap();
+            let got: Vec<&[u8]> = tap.events.iter().map(|d| &d[..]).collect();
+            assert_eq!(got, expected, "{lens:?}");
+            // The events are the untapped decoder's, their data (U+FFFD for the bad byte) the tap's.
+            assert_eq!(tap.check(&out, &whole), Ok(()), "{lens:?}");
+            assert_eq!(tap.undispatched, 1, "{lens:?}"); // `event: e` without data
+        }
     }
 }

@@ -184,6 +184,40 @@ impl Field {
             Field::Unknown => 0,
         }
     }
+
+    /// The length this member's list has in a valid Structure whose `elements` (already read)
+    /// has `atoms` items (§5.1: positions 3N, the other per-atom lists N), or 0 when that is not
+    /// known (elements not read yet, or a list of another length: elements, bonds, bond orders).
+    fn expected_len(self, seen: u16, atoms: usize) -> usize {
+        if seen & ELEMENTS == 0 {
+            return 0;
+        }
+        match self {
+            Field::Positions => atoms.saturating_mul(3),
+            Field::Molecules
+            | Field::ResidueNames
+            | Field::ResidueIds
+            | Field::AtomNames
+            | Field::ChainIds
+            | Field::FormalCharges => atoms,
+            _ => 0,
+        }
+    }
+}
+
+/// Pushes `item` onto a list expected to end at `expected` items (0: not known). A full `out`
+/// grows by doubling, as `Vec` does, but not past `expected` while it is short of it, so an
+/// honest list ends in a block of its exact size (500 000 atoms' positions: 12 MB, not the
+/// 16 MiB of the last doubling, nor its 8 + 16 MiB while moving). The room taken never exceeds
+/// doubling's, so a long hostile `elements` list cannot make a short list reserve much.
+#[inline]
+fn push_sized<T>(out: &mut Vec<T>, item: T, expected: usize) {
+    let len = out.len();
+    if len == out.capacity() && expected > len {
+        let doubled = len.saturating_mul(2).max(8);
+        out.reserve_exact(doubled.min(expected) - len);
+    }
+    out.push(item);
 }
 
 struct Scanner<'a> {
@@ -257,22 +291,25 @@ impl<'a> Scanner<'a> {
             if seen & field.bit() != 0 {
                 return None;
             }
+            let n = field.expected_len(seen, out.elements.len());
             seen |= field.bit();
             match field {
-                Field::Elements => out.elements = self.list(Self::element)?,
-                Field::Positions => out.positions = self.list(Self::number)?,
+                Field::Elements => out.elements = self.list(0, Self::element)?,
+                Field::Positions => out.positions = self.list(n, Self::number)?,
                 Field::Cell => out.cell = self.cell()?,
-                Field::Bonds => out.bonds = self.list(Self::bond)?,
+                Field::Bonds => out.bonds = self.list(0, Self::bond)?,
                 Field::BondOrders => {
-                    out.bond_orders = self.nullable(|s| s.list(Self::bond_order))?
+                    out.bond_orders = self.nullable(|s| s.list(0, Self::bond_order))?
                 }
-                Field::Molecules => out.molecules = self.nullable(|s| s.list(Self::index))?,
-                Field::ResidueNames => out.residue_names = self.nullable(Self::column)?,
-                Field::ResidueIds => out.residue_ids = self.nullable(|s| s.list(Self::int))?,
-                Field::AtomNames => out.atom_names = self.nullable(Self::column)?,
-                Field::ChainIds => out.chain_ids = self.nullable(|s| s.list(Self::owned_string))?,
+                Field::Molecules => out.molecules = self.nullable(|s| s.list(n, Self::index))?,
+                Field::ResidueNames => out.residue_names = self.nullable(|s| s.column(n))?,
+                Field::ResidueIds => out.residue_ids = self.nullable(|s| s.list(n, Self::int))?,
+                Field::AtomNames => out.atom_names = self.nullable(|s| s.column(n))?,
+                Field::ChainIds => {
+                    out.chain_ids = self.nullable(|s| s.list(n, Self::owned_string))?
+                }
                 Field::FormalCharges => {
-                    out.formal_charges = self.nullable(|s| s.list(Self::charge))?
+                    out.formal_charges = self.nullable(|s| s.list(n, Self::charge))?
                 }
                 Field::Scalars => out.scalars = self.nullable(Self::scalars)?,
                 Field::Unknown => self.skip(0)?,
@@ -284,9 +321,14 @@ impl<'a> Scanner<'a> {
         (seen & REQUIRED == REQUIRED).then_some(out)
     }
 
-    /// `[item, …]` with white space anywhere between tokens.
+    /// `[item, …]` with white space anywhere between tokens; `expected` items when known (else
+    /// 0), for the room it takes ([`push_sized`]).
     #[inline]
-    fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
+    fn list<T>(
+        &mut self,
+        expected: usize,
+        mut item: impl FnMut(&mut Self) -> Option<T>,
+    ) -> Option<Vec<T>> {
         self.eat(b'[')?;
         let mut out = Vec::new();
         self.ws();
@@ -296,7 +338,7 @@ impl<'a> Scanner<'a> {
         }
         loop {
             self.ws();
-            out.push(item(self)?);
+            push_sized(&mut out, item(self)?, expected);
             if !self.next_or_close(b']')? {
                 return Some(out);
             }
@@ -444,7 +486,7 @@ impl<'a> Scanner<'a> {
 
     /// `cell`: `null` or nine numbers.
     fn cell(&mut self) -> Option<Option<[f64; 9]>> {
-        match self.nullable(|s| s.list(Self::number))? {
+        match self.nullable(|s| s.list(9, Self::number))? {
             Some(cell) => Some(Some(<[f64; 9]>::try_from(cell.as_slice()).ok()?)),
             None => Some(None),
         }
@@ -491,12 +533,12 @@ impl<'a> Scanner<'a> {
         Some(text)
     }
 
-    /// An array of strings, dictionary-encoded.
-    fn column(&mut self) -> Option<Column> {
+    /// An array of strings (`expected` of them when known, else 0), dictionary-encoded.
+    fn column(&mut self, expected: usize) -> Option<Column> {
         let mut column = Column::default();
         let mut positions: HashMap<&'a str, u32> = HashMap::new();
         let mut last: Option<(&'a str, u32)> = None;
-        column.index = self.list(|s| {
+        column.index = self.list(expected, |s| {
             let text = s.string()?;
             if let Some((previous, t)) = last {
                 if previous == text {
@@ -530,7 +572,7 @@ impl<'a> Scanner<'a> {
         loop {
             let name = self.string()?;
             self.eat(b':')?;
-            let values = self.list(Self::number)?;
+            let values = self.list(0, Self::number)?;
             if out.insert(name.to_owned(), values).is_some() {
                 return None;
             }
@@ -722,6 +764,47 @@ mod tests {
 
     const WATER: &str = r#" {"elements":[8,1,1],"positions":[0,0,0, 0.96,0,0, -0.24,0.93,0],
         "cell":null,"bonds":[[0,1],[0,2]],"extra":{"ignored":[1,2,{"a":null}]}} "#;
+
+    #[test]
+    fn per_atom_lists_after_elements_end_in_blocks_of_their_size() {
+        let atoms = 1000;
+        let list = |n: usize, item: &str| vec![item; n].join(",");
+        let body = format!(
+            r#"{{"result":{{"structuredContent":{{"structure":{{"elements":[{}],"positions":[{}],"cell":null,"bonds":[],"molecules":[{}],"residueNames":[{}],"residueIds":[{}]}}}}}}}}"#,
+            list(atoms, "8"),
+            list(3 * atoms, "1.5"),
+            list(atoms, "0"),
+            list(atoms, "\"HOH\""),
+            list(atoms, "1"),
+        );
+        let whole = match scan_call(body.as_bytes()) {
+            CallScan::Read(s, _) => s,
+            _ => panic!("not read"),
+        };
+        let (pieces, _) = scan_call_in_pieces(body.as_bytes(), &[7, 64, 1]);
+        let CallScan::Read(streamed, _) = pieces else {
+            panic!("not read in pieces")
+        };
+        for s in [&whole, &streamed] {
+            assert_eq!(s.positions.capacity(), 3 * atoms);
+            assert_eq!(s.molecules.as_ref().unwrap().capacity(), atoms);
+            assert_eq!(s.residue_ids.as_ref().unwrap().capacity(), atoms);
+            assert_eq!(s.residue_names.as_ref().unwrap().index.capacity(), atoms);
+        }
+        // Elements after positions, or a list longer than expected: plain doubling.
+        let mut v = Vec::new();
+        for k in 0..20 {
+            push_sized(&mut v, k, 12);
+        }
+        assert_eq!(v.len(), 20);
+        assert!(v.capacity() >= 20 && v.capacity() <= 24, "{}", v.capacity());
+        // A long hostile `elements` list never makes a short list take more room than doubling.
+        let mut v = Vec::new();
+        for k in 0..3 {
+            push_sized(&mut v, k, 1 << 40);
+        }
+        assert_eq!(v.capacity(), 8);
+    }
 
     #[test]
     fn reads_water() {

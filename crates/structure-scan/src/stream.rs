@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use super::{CallScan, Column, Field, Level, Scanned, Scanner, REQUIRED};
+use super::{push_sized, CallScan, Column, Field, Level, Scanned, Scanner, REQUIRED};
 
 /// Where the reading stands.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -261,34 +261,35 @@ impl CallStream {
             }
             State::List { field, first } => {
                 let mut first = first;
+                let n = field.expected_len(self.seen, self.out.elements.len());
                 let out = &mut self.out;
                 let closed = match field {
                     Field::Elements => {
-                        items(&mut s, &mut first, &mut out.elements, Scanner::element)
+                        items(&mut s, &mut first, &mut out.elements, Scanner::element, 0)
                     }
                     Field::Positions => {
-                        items(&mut s, &mut first, &mut out.positions, Scanner::number)
+                        items(&mut s, &mut first, &mut out.positions, Scanner::number, n)
                     }
-                    Field::Bonds => items(&mut s, &mut first, &mut out.bonds, Scanner::bond),
+                    Field::Bonds => items(&mut s, &mut first, &mut out.bonds, Scanner::bond, 0),
                     Field::BondOrders => {
                         let list = out.bond_orders.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::bond_order)
+                        items(&mut s, &mut first, list, Scanner::bond_order, 0)
                     }
                     Field::Molecules => {
                         let list = out.molecules.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::index)
+                        items(&mut s, &mut first, list, Scanner::index, n)
                     }
                     Field::ResidueIds => {
                         let list = out.residue_ids.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::int)
+                        items(&mut s, &mut first, list, Scanner::int, n)
                     }
                     Field::FormalCharges => {
                         let list = out.formal_charges.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::charge)
+                        items(&mut s, &mut first, list, Scanner::charge, n)
                     }
                     Field::ChainIds => {
                         let list = out.chain_ids.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::owned_string)
+                        items(&mut s, &mut first, list, Scanner::owned_string, n)
                     }
                     Field::ResidueNames | Field::AtomNames => {
                         let names = if field == Field::ResidueNames {
@@ -297,9 +298,13 @@ impl CallStream {
                             &mut self.atom_names
                         };
                         let mut index = std::mem::take(&mut names.column.index);
-                        let closed = items(&mut s, &mut first, &mut index, |s| {
-                            names.index_of(s.string()?)
-                        });
+                        let closed = items(
+                            &mut s,
+                            &mut first,
+                            &mut index,
+                            |s| names.index_of(s.string()?),
+                            n,
+                        );
                         names.column.index = index;
                         if closed {
                             let column = std::mem::take(&mut names.column);
@@ -384,13 +389,15 @@ fn member(s: &mut Scanner, first: bool, seen: u16, out: &mut Scanned) -> Option<
 
 /// Reads a list's items into `out` while whole items (each with the `,` or `]` after it) are in
 /// hand: `true` when the list closed, `false` at an item not (yet) read, with the position at its
-/// start.
+/// start. `expected`: the list's length when known (else 0), for the room it takes
+/// ([`push_sized`], as the one-piece scan).
 #[inline]
 fn items<'a, T>(
     s: &mut Scanner<'a>,
     first: &mut bool,
     out: &mut Vec<T>,
     mut read: impl FnMut(&mut Scanner<'a>) -> Option<T>,
+    expected: usize,
 ) -> bool {
     if *first {
         s.ws();
@@ -409,7 +416,7 @@ fn items<'a, T>(
         let item = read(s);
         match (item, s.next_or_close(b']')) {
             (Some(v), Some(more)) => {
-                out.push(v);
+                push_sized(out, v, expected);
                 if !more {
                     return true;
                 }
