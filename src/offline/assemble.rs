@@ -132,18 +132,26 @@ impl ToolResult {
         }
     }
 
-    /// The CallToolResult as JSON bytes, written directly from the typed data into a buffer of
-    /// exactly their size: a first pass only counts them, so a growing buffer never holds its
-    /// old and new copies at once (up to three times the result's size for a large structure).
+    /// The CallToolResult as JSON bytes, written directly from the typed data. Above
+    /// [`ONE_PASS_ATOMS`] atoms into a buffer of exactly their size: a first pass only counts
+    /// them, so a growing buffer never holds its old and new copies at once (up to three times
+    /// the result's size for a large structure); a small result in one pass.
     pub fn to_bytes(&self) -> Vec<u8> {
         self.to_bytes_with(&|| {})
     }
 
     /// [`ToolResult::to_bytes`], calling `beat` every [`BEAT_BYTES`] bytes of each pass and
     /// between them (a progress heartbeat: each pass of a 500 000-atom result takes most of a
-    /// second in wasm).
+    /// second in wasm); a small result's one pass comes after one `beat`.
     pub fn to_bytes_with(&self, beat: &dyn Fn()) -> Vec<u8> {
         let wire = self.wire();
+        // A small result is written in one pass into a growing buffer (its copies while growing
+        // are a few hundred KB at most; the counting pass would format every number twice),
+        // after the one heartbeat a large result gives between its passes.
+        if self.structure.n_atoms() <= ONE_PASS_ATOMS {
+            beat();
+            return serde_json::to_vec(&wire).unwrap_or_default();
+        }
         let mut counter = Paced {
             out: None,
             written: 0,
@@ -171,6 +179,10 @@ impl ToolResult {
         serde_json::to_value(self.wire()).unwrap_or(Value::Null)
     }
 }
+
+/// Results of at most this many atoms are written in one pass (about 60 B per atom of JSON, so
+/// a few hundred KB; far below one heartbeat's [`BEAT_BYTES`]).
+pub const ONE_PASS_ATOMS: usize = 4096;
 
 /// Bytes written between two heartbeats of [`ToolResult::to_bytes_with`].
 pub const BEAT_BYTES: usize = 4 << 20;
@@ -271,5 +283,18 @@ mod tests {
             beats.get()
         );
         assert_eq!(result.to_bytes(), bytes);
+        // A small result: one pass, one heartbeat before it, the same bytes.
+        for n in [0, 5, ONE_PASS_ATOMS] {
+            let structure = Structure {
+                elements: vec![8; n],
+                positions: (0..3 * n).map(|i| i as f64 * 0.37 - 1.0).collect(),
+                ..Structure::default()
+            };
+            let result = call_result("water", "Liquid box.", structure, &["dense".into()], 7);
+            beats.set(0);
+            let bytes = result.to_bytes_with(&|| beats.set(beats.get() + 1));
+            assert_eq!(bytes, serde_json::to_vec(&result.wire()).unwrap());
+            assert_eq!(beats.get(), 1);
+        }
     }
 }

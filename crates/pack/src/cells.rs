@@ -190,6 +190,46 @@ impl PeriodicGrid {
         }
     }
 
+    /// [`Self::for_each_neighbour_cell`] with each neighbour cell once: `f(cell, images)` gets,
+    /// per axis, the range of whole-box image counts `w` at which that cell's points are seen
+    /// (shift `w as f64 * box_lengths[k]`, the same value `for_each_neighbour_cell` passes).
+    /// On a single-cell axis (a box shorter than `3 × cutoff`) this is `-reach..=reach`, so a
+    /// caller can reject an image per axis before forming the distance, instead of revisiting
+    /// the cell's points for each of up to 27 images.
+    pub fn for_each_neighbour_cell_once(
+        &self,
+        c: [usize; 3],
+        mut f: impl FnMut(usize, [std::ops::RangeInclusive<i64>; 3]),
+    ) {
+        // (cell coordinate, image range) of one axis for offset `o` (single-cell axes: one entry).
+        let axis = |k: usize, o: i64| -> (usize, std::ops::RangeInclusive<i64>) {
+            if self.n[k] == 1 {
+                return (0, -self.reach[k]..=self.reach[k]);
+            }
+            let n = self.n[k] as i64;
+            let raw = c[k] as i64 + o;
+            let w = raw.div_euclid(n);
+            ((raw - w * n) as usize, w..=w)
+        };
+        let offsets = |k: usize| -> std::ops::RangeInclusive<i64> {
+            if self.n[k] == 1 {
+                0..=0
+            } else {
+                -self.reach[k]..=self.reach[k]
+            }
+        };
+        for ox in offsets(0) {
+            let (cx, wx) = axis(0, ox);
+            for oy in offsets(1) {
+                let (cy, wy) = axis(1, oy);
+                for oz in offsets(2) {
+                    let (cz, wz) = axis(2, oz);
+                    f(self.flat([cx, cy, cz]), [wx.clone(), wy.clone(), wz]);
+                }
+            }
+        }
+    }
+
     /// Calls `f(cell, shift)` for every neighbour cell of `c` (including `c`
     /// itself with a zero shift) with the Cartesian image shift to add to the
     /// wrapped positions of that cell's points.

@@ -45,6 +45,7 @@ pub fn report(
     let mol = |i: usize| if i < n { molecule[i] } else { u32::MAX };
     let s2 = search * search;
     let t2 = tol * tol;
+    let l = box_lengths;
     // Per atom of the packed set (fixed–fixed pairs are skipped): count j > i
     // pairs, except fixed j which are counted from the packed side only. Minimum and count are
     // exact in any order, so a parallel reduction gives the same report for any thread count.
@@ -53,24 +54,39 @@ pub fn report(
         let mi = mol(i);
         let mut best = s2;
         let mut bad = 0usize;
-        grid.for_each_neighbour_cell(grid.coords_of(&wi), |cell, sh| {
+        // Each neighbour cell once, with its images per axis: an image whose distance along one
+        // axis alone reaches the search radius is skipped before the others are looked at (its
+        // `d2` could not be below `best` ≤ `s2` nor below `t2` ≤ `s2`: adding squares never makes
+        // a sum smaller, rounded or not), so the pairs, `d2` bits, minimum and count are those of
+        // the scan of every (cell, image), whatever the box.
+        grid.for_each_neighbour_cell_once(grid.coords_of(&wi), |cell, [wx, wy, wz]| {
             for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
                 let j = j as usize;
                 if j <= i || mol(j) == mi {
                     continue;
                 }
                 let q = cl.wrapped[j];
-                let d = [
-                    q[0] + sh[0] - wi[0],
-                    q[1] + sh[1] - wi[1],
-                    q[2] + sh[2] - wi[2],
-                ];
-                let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-                if d2 < best {
-                    best = d2;
-                }
-                if d2 < t2 {
-                    bad += 1;
+                for w0 in wx.clone() {
+                    let d0 = q[0] + w0 as f64 * l[0] - wi[0];
+                    if d0 * d0 >= s2 {
+                        continue;
+                    }
+                    for w1 in wy.clone() {
+                        let d1 = q[1] + w1 as f64 * l[1] - wi[1];
+                        if d1 * d1 >= s2 {
+                            continue;
+                        }
+                        for w2 in wz.clone() {
+                            let d2 = q[2] + w2 as f64 * l[2] - wi[2];
+                            let r2 = d0 * d0 + d1 * d1 + d2 * d2;
+                            if r2 < best {
+                                best = r2;
+                            }
+                            if r2 < t2 {
+                                bad += 1;
+                            }
+                        }
+                    }
                 }
             }
         });
@@ -98,6 +114,79 @@ pub fn report(
 mod tests {
     use super::*;
     use std::cell::Cell;
+
+    /// The scan of every (cell, image) pair, as the report was made before it skipped images per
+    /// axis: the reference for bit-equality.
+    fn every_image(
+        pts: &[[f64; 3]],
+        molecule: &[u32],
+        fixed: &[[f64; 3]],
+        l: [f64; 3],
+        tol: f64,
+        search: f64,
+    ) -> Report {
+        let n = pts.len();
+        let grid = PeriodicGrid::for_points(l, search, n + fixed.len());
+        let cl = grid.build_iter(pts.iter().chain(fixed).map(|p| p.map(|v| v as f32 as f64)));
+        let mol = |i: usize| if i < n { molecule[i] } else { u32::MAX };
+        let (mut best, mut bad) = (search * search, 0);
+        for i in 0..n {
+            let wi = cl.wrapped[i];
+            grid.for_each_neighbour_cell(grid.coords_of(&wi), |cell, sh| {
+                for &j in &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize] {
+                    let j = j as usize;
+                    if j <= i || mol(j) == mol(i) {
+                        continue;
+                    }
+                    let q = cl.wrapped[j];
+                    let d = [0, 1, 2].map(|k| q[k] + sh[k] - wi[k]);
+                    let d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+                    best = best.min(d2);
+                    bad += usize::from(d2 < tol * tol);
+                }
+            });
+        }
+        Report {
+            min_distance: best.sqrt(),
+            offending_pairs: bad,
+        }
+    }
+
+    /// Boxes with single-cell axes (shorter than 3 × the search radius, down to shorter than the
+    /// tolerance, where one pair is close through several images) and many-cell ones: the report
+    /// that skips images per axis has the bits of the every-image scan.
+    #[test]
+    fn report_equals_every_image_scan_in_small_boxes() {
+        let mut rng = crate::rigid::Rng::new(11, 0);
+        let mut compared = 0;
+        for l in [
+            [5.3, 5.3, 5.3],
+            [3.0, 7.0, 12.5],
+            [1.7, 2.4, 9.1],
+            [6.2, 15.0, 4.1],
+            [20.0, 20.0, 20.0],
+        ] {
+            for atoms in [6, 15, 40] {
+                let pts: Vec<[f64; 3]> = (0..atoms)
+                    .map(|_| [0, 1, 2].map(|k| rng.uniform() * l[k] * 1.4 - 0.2 * l[k]))
+                    .collect();
+                let molecule: Vec<u32> = (0..atoms as u32).map(|i| i / 3).collect();
+                let fixed = vec![[0.5 * l[0], 0.25 * l[1], 0.9 * l[2]]];
+                for (tol, search) in [(2.0, 3.0), (1.0, 1.5), (2.0, 2.0)] {
+                    let got = report(&pts, &molecule, &fixed, l, tol, search, &|| {});
+                    let want = every_image(&pts, &molecule, &fixed, l, tol, search);
+                    assert_eq!(got.offending_pairs, want.offending_pairs, "{l:?} {atoms}");
+                    assert_eq!(
+                        got.min_distance.to_bits(),
+                        want.min_distance.to_bits(),
+                        "{l:?} {atoms}"
+                    );
+                    compared += usize::from(want.offending_pairs > 0);
+                }
+            }
+        }
+        assert!(compared > 10);
+    }
 
     /// The report equals a brute-force minimum-image scan of the f32-rounded points, and the
     /// heartbeat comes once per wave of atoms.

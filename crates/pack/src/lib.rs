@@ -192,11 +192,16 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let round_start = stats.violations;
         let budget = ROUND_ITERS.min(max_it - iters);
         let mut stop = |_: usize, st: &objective::EvalStats| {
-            let fraction = shown.advance(st.violations);
-            say.report(
-                fraction,
-                &format!("resolving {} close contacts", grouped(st.violations)),
-            );
+            // Said when the count changes (the fraction moves only then); an unchanged count
+            // would repeat the last report, which the evaluations' heartbeat already does.
+            if shown.said != Some(st.violations) {
+                shown.said = Some(st.violations);
+                let fraction = shown.advance(st.violations);
+                say.report(
+                    fraction,
+                    &format!("resolving {} close contacts", grouped(st.violations)),
+                );
+            }
             cancelled(control)
         };
         let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop, &beat);
@@ -312,6 +317,8 @@ struct Shown {
     most: usize,
     /// Last fraction reported.
     fraction: f64,
+    /// Close contacts of the last "resolving" report.
+    said: Option<usize>,
 }
 
 impl Shown {

@@ -277,6 +277,7 @@ impl System {
         let mut partner_start = std::mem::take(&mut self.partner_start);
         partner_start.clear();
         let this = &*self;
+        let uniform = self.shape_radius.iter().all(|&r| r == self.shape_radius[0]);
         partner_start.reserve(n + 1);
         partner_start.push(0);
         let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
@@ -293,9 +294,16 @@ impl System {
                         let ri = this.radius(i);
                         let search = 2.0 * ri + reach;
                         grid.for_each_cell_within(grid.coords_of(&wi), search, |cell, s| {
-                            for &j in
-                                &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize]
-                            {
+                            let items =
+                                &cl.items[cl.start[cell] as usize..cl.start[cell + 1] as usize];
+                            // One radius for all: the rule below keeps only `j > i`, and a cell's
+                            // items are in index order, so those up to `i` are skipped at once.
+                            let from = if uniform {
+                                items.partition_point(|&j| j as usize <= i)
+                            } else {
+                                0
+                            };
+                            for &j in &items[from..] {
                                 let j = j as usize;
                                 // Fixed atoms (radius 0) belong to the molecule's side.
                                 let rj = if j < n { this.radius(j) } else { 0.0 };
