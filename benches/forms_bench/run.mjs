@@ -2,7 +2,7 @@
 // work, side by side with a JavaScript baseline written from the contract (baseline.js) and,
 // when given, an older build of the package measured in the same run.
 //
-//   node benches/forms_bench/run.mjs [--pkg DIR] [--base DIR] [--runs N] [--json OUT] [--toolbox-only]
+//   node benches/forms_bench/run.mjs [--pkg DIR] [--base DIR] [--runs N] [--json OUT] [--toolbox-only | --forms-only]
 //
 // parseToolList: the three recorded reference tools repeated under new names (10, 100, 1000
 // tools). "cold" gives every run schemas never seen before (a `$comment` naming the run), so
@@ -11,8 +11,9 @@
 // Keystroke: buildArguments with the same context (same document object) and one changed value,
 // for liquid_box and for solvate with synthetic water documents of 3e3, 3e4, 3e5 atoms (plain
 // arrays, the §4.3 wire shape). Before Run: validateArguments on the built arguments, "warm"
-// (the document object the keystrokes already took) and "cold" (a fresh copy of the document:
-// by structuredClone, whose arrays V8 keeps as boxed numbers, and by JSON.parse, unboxed).
+// (the document object the keystrokes already took) and "cold" (a fresh copy of the document,
+// in four shapes taking turns: structuredClone, whose arrays V8 keeps as boxed numbers;
+// JSON.parse and a loop in JavaScript, unboxed; typed arrays).
 import { readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -81,7 +82,7 @@ for (const [name, dir] of pkgs) mods.push([name, await load(dir)]);
 
 // ---- discovery ----
 let tag = 0;
-for (const n of [10, 100, 1000]) {
+for (const n of process.argv.includes("--forms-only") ? [] : [10, 100, 1000]) {
   const row = { tools: n };
   const runs = n >= 1000 ? Math.max(3, Math.ceil(RUNS / 3)) : RUNS;
   const list = toolList(n);
@@ -143,16 +144,31 @@ for (const [tool, atoms] of cases) {
       const problems = mod.validateArguments(button, args);
       if (problems.length) throw new Error(JSON.stringify(problems));
     });
-    // Fresh copies of the document as a host may hold them: structuredClone (as after a
-    // postMessage; V8 then keeps every number boxed) and JSON.parse (as read from a file or a
-    // server; unboxed double arrays).
-    for (const [key, copy] of [["ValidateCold", structuredClone], ["ValidateColdJson", (d) => JSON.parse(JSON.stringify(d))]]) {
-      const copies = Array.from({ length: slow ? 2 : 7 }, () => (document ? { ...args, document: copy(document) } : { ...args }));
-      row[`${name}${key}`] = time(copies.length, (i) => {
-        const problems = mod.validateArguments(button, copies[i]);
+    // Fresh copies of the document as a host may hold them, each made just before it is
+    // validated: structuredClone (as after a postMessage; V8 keeps every number boxed),
+    // JSON.parse (as read from a file or a server; unboxed double arrays), built in JavaScript
+    // (`new Array(n)` filled in a loop; unboxed, holey) and typed arrays (elements and positions;
+    // bonds and cell plain arrays). The shapes take turns, the first one changing every round,
+    // so no shape is always the first (or the last) one V8 sees.
+    const text = document && JSON.stringify(document);
+    const shapes = [
+      ["ValidateCold", () => structuredClone(document)],
+      ["ValidateColdJson", () => JSON.parse(text)],
+      ["ValidateColdBuilt", () => waterDocument(atoms)],
+      ["ValidateColdTyped", () => ({ ...document, elements: Uint8Array.from(document.elements), positions: Float64Array.from(document.positions), bonds: document.bonds.map((b) => [...b]) })],
+    ];
+    const samples = {};
+    for (let r = 0; r < (slow ? 2 : 7); r++) {
+      for (let j = 0; j < shapes.length; j++) {
+        const [key, copy] = shapes[(r + j) % shapes.length];
+        const copied = document ? { ...args, document: copy() } : { ...args };
+        const t0 = performance.now();
+        const problems = mod.validateArguments(button, copied);
+        (samples[key] ??= []).push(performance.now() - t0);
         if (problems.length) throw new Error(JSON.stringify(problems));
-      });
+      }
     }
+    for (const [key, xs] of Object.entries(samples)) row[`${name}${key}`] = median(xs);
   }
   results.keystroke.push(row);
   console.error(JSON.stringify(row));
@@ -168,11 +184,13 @@ for (const r of results.toolbox) {
     ...(hasBase ? [f(r.baseCold), (r.baseCold / r.js).toFixed(1), f(r.baseWarm), (r.newWarm / r.baseWarm).toFixed(3)] : [])].map((c) => String(c).padStart(12)).join(""));
 }
 console.log(`\nforms (median ms): keystroke = buildArguments with one changed value; first = the first call with this document;`);
-console.log(`validate = validateArguments before Run (warm: the document already taken; cold: a fresh copy, by structuredClone / by JSON.parse)`);
-console.log(["tool", "atoms", "keystroke", "first", "valid. warm", "cold clone", "cold JSON", ...(hasBase ? ["old keystr.", "old valid.", "old clone", "old JSON", "new/old ks"] : [])].map((h) => h.padStart(12)).join(""));
+console.log(`validate = validateArguments before Run (warm: the document already taken; cold: a fresh copy, made by`);
+console.log(`structuredClone / JSON.parse / a loop in JavaScript / typed arrays)`);
+const cold = ["ValidateCold", "ValidateColdJson", "ValidateColdBuilt", "ValidateColdTyped"];
+console.log(["tool", "atoms", "keystroke", "first", "valid. warm", "cold clone", "cold JSON", "cold built", "cold typed", ...(hasBase ? ["old keystr.", "old valid.", "old clone", "old JSON", "old built", "old typed", "new/old ks"] : [])].map((h) => h.padStart(12)).join(""));
 for (const r of results.keystroke) {
-  console.log([r.tool, r.atoms, f(r.newKeystroke), f(r.newFirst), f(r.newValidateWarm), f(r.newValidateCold), f(r.newValidateColdJson),
-    ...(hasBase ? [f(r.baseKeystroke), f(r.baseValidateWarm), f(r.baseValidateCold), f(r.baseValidateColdJson), (r.newKeystroke / r.baseKeystroke).toFixed(4)] : [])].map((c) => String(c).padStart(12)).join(""));
+  console.log([r.tool, r.atoms, f(r.newKeystroke), f(r.newFirst), f(r.newValidateWarm), ...cold.map((k) => f(r[`new${k}`])),
+    ...(hasBase ? [f(r.baseKeystroke), f(r.baseValidateWarm), ...cold.map((k) => f(r[`base${k}`])), (r.newKeystroke / r.baseKeystroke).toFixed(4)] : [])].map((c) => String(c).padStart(12)).join(""));
 }
 results.loadEnd = loadavg();
 const la = (l) => l.map((x) => x.toFixed(2)).join(" ");
