@@ -68,12 +68,9 @@ pub fn assert_one_line(context: &str, message: &str) {
     );
 }
 
-/// A body error as the client shows it (`Client` maps it to an [`McpError`] the same way).
+/// A body error as the client shows it.
 fn body_error(e: BodyError) -> String {
-    match e {
-        BodyError::TooLarge { limit } => McpError::TooLarge { limit }.to_string(),
-        BodyError::Malformed(m) => McpError::server(m).to_string(),
-    }
+    McpError::from(e).to_string()
 }
 
 /// Splits `data` into chunks whose sizes come from its first byte (1–16 bytes each, varied), so a

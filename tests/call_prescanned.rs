@@ -84,18 +84,71 @@ fn read(raw: &RawJson) -> (Result<Interpreted, String>, bool) {
 /// Calls `liquid_box` and answers with `result` as an `application/json` body; returns the
 /// outcome as the page's `ToolServer.call` reads it, and whether the Structure came prescanned.
 fn call(result: &str, scan: bool, mode: Chunking) -> (Result<Interpreted, String>, bool) {
+    call_with(
+        &|id| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#),
+        scan,
+        mode,
+    )
+}
+
+/// [`call`] answered with the JSON body `body(id)`.
+fn call_with(
+    body: &dyn Fn(u64) -> String,
+    scan: bool,
+    mode: Chunking,
+) -> (Result<Interpreted, String>, bool) {
     let Pending {
         mut h, op, ex, id, ..
     } = start(scan, mode);
-    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#);
+    let body = body(id);
     let head = [("Content-Type".to_string(), "application/json".to_string())];
     h.c.handle_head(ex, 200, &head, h.now);
-    h.body(ex, body.as_bytes());
+    assert_eq!(h.c.keeps_chunks(ex), scan);
+    // The most body bytes the core holds after a chunk (the driver keeps the chunks).
+    let mut held = 0;
+    let mut rest = body.as_bytes();
+    while !rest.is_empty() {
+        let n = h.next_len(rest.len()).min(rest.len());
+        h.c.handle_chunk(ex, &rest[..n], h.now);
+        held = held.max(h.c.held_body_bytes(ex));
+        rest = &rest[n..];
+    }
     h.c.handle_end(ex, h.now);
+    // The scan did not read the Structure: the driver feeds the body again, to a plain reader.
+    let replayed = h.c.wants_replay(ex);
+    if replayed {
+        assert!(scan && !h.c.keeps_chunks(ex));
+        h.body(ex, body.as_bytes());
+        h.c.handle_end(ex, h.now);
+        assert!(!h.c.wants_replay(ex));
+    }
     let OpResult::ToolResult(raw) = the_response(&h.take_events(), op) else {
         panic!("not a tool result")
     };
-    read(&raw)
+    let mut structure_len = None;
+    let raw = match raw.take_prescanned() {
+        Some(p) => {
+            structure_len = Some(p.structure_len);
+            raw.with_prescanned(p)
+        }
+        None => raw,
+    };
+    let (outcome, took) = read(&raw);
+    assert_eq!(took, structure_len.is_some());
+    // A scanned body is read once (prescanned) or replayed, never both.
+    assert_eq!(scan, took || replayed);
+    assert!(!(took && replayed));
+    if let Some(len) = structure_len {
+        // The dropped path: the core never held the Structure's text, only the bytes around it
+        // and the unit being read.
+        // (Kept pieces would be at least the body: 5–41 KB here.)
+        assert!(
+            held <= 2048 && held < len / 2,
+            "{held} of {} held",
+            body.len()
+        );
+    }
+    (outcome, took)
 }
 
 fn s(v: &mut Value) -> &mut Value {
@@ -160,7 +213,98 @@ fn results() -> Vec<(String, &'static str)> {
         recorded.replacen("\"cell\":", "\"cell\":null,\"cell\":", 1),
         "cell twice",
     ));
+    // Where the placeholder could be mistaken, or stand where no Structure is read.
+    let water = r#"{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[]}"#;
+    let mark = "\"megane:structure read in place\"";
+    let escaped_mark = "\"megane:structure read in plac\\u0065\"";
+    for (from, to, what) in [
+        (
+            "{",
+            format!("{{\"result\":{{\"structuredContent\":{{\"structure\":{mark}}}}},"),
+            "mark nested first",
+        ),
+        (
+            "{",
+            format!("{{\"result\":{{\"structuredContent\":{{\"structure\":{escaped_mark}}}}},"),
+            "escaped mark nested first",
+        ),
+        (
+            "{",
+            format!(
+                "{{\"result\":{{\"structuredContent\":{{\"contract\":1,\"structure\":{water}}}}},"
+            ),
+            "a nested result first",
+        ),
+        ("{", format!("{{\"note\":{mark},"), "mark elsewhere"),
+        (
+            "{",
+            "{\"structuredContent\":null,".to_string(),
+            "structuredContent null first",
+        ),
+        (
+            "{",
+            format!("{{\"structuredC\\u006fntent\":{{\"contract\":1,\"structure\":{water}}},"),
+            "structuredContent escaped first",
+        ),
+        (
+            "\"structure\":{",
+            "\"structure\":null,\"structure\":{".to_string(),
+            "structure null first",
+        ),
+        (
+            "\"structure\":{",
+            format!("\"structur\\u0065\":{water},\"structure\":{{"),
+            "structure escaped first",
+        ),
+        (
+            "\"structure\":{",
+            format!("\"structure\":{mark},\"structure\":{{"),
+            "structure as the mark first",
+        ),
+    ] {
+        assert!(recorded.contains(from), "{what}");
+        results.push((recorded.replacen(from, &to, 1), what));
+    }
     results
+}
+
+/// Bodies where the scan finds a Structure outside the answer's result, or the placeholder
+/// would not be alone: read as the whole body is.
+#[test]
+fn a_structure_outside_the_result_reads_as_the_whole_body() {
+    let result = serde_json::from_str::<Value>(RECORDED[2]).unwrap()["result"].to_string();
+    let structure = serde_json::from_str::<Value>(&result).unwrap()["structuredContent"]
+        ["structure"]
+        .to_string();
+    let mark = "\"megane:structure read in place\"";
+    let bodies: [(&dyn Fn(u64) -> String, &str); 3] = [
+        (
+            &|id| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"structuredContent":{{"structure":{structure}}},"result":{result}}}"#
+                )
+            },
+            "structuredContent beside the result",
+        ),
+        (
+            &|id| format!(r#"{{"jsonrpc":"2.0","note":{mark},"id":{id},"result":{result}}}"#),
+            "the mark in the envelope",
+        ),
+        (
+            &|id| format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result},"note":{mark}}}"#),
+            "the mark after the result",
+        ),
+    ];
+    for (body, what) in bodies {
+        let (whole, took) = call_with(body, false, Chunking::Whole);
+        assert!(!took);
+        for mode in MODES {
+            let (streamed, took) = call_with(body, true, mode);
+            assert!(!took, "{what}: the placeholder would not be alone");
+            assert_eq!(streamed, whole, "{what} {mode:?}");
+            assert_eq!(bits(&streamed), bits(&whole), "{what} {mode:?}");
+        }
+    }
 }
 
 #[test]

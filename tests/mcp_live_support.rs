@@ -215,8 +215,14 @@ impl Live {
             self.pump(hook);
             let t0 = self.t0;
             let mut stopped = self.aborted.contains(&ex);
+            // A scanned answer's body is kept here, for the core's replay (`wants_replay`).
+            let keep = self.c.keeps_chunks(ex);
+            let mut kept: Vec<Vec<u8>> = Vec::new();
             if !stopped {
                 let result = read_body(&mut r, &h, |chunk| {
+                    if keep {
+                        kept.push(chunk.to_vec());
+                    }
                     let now = t0.elapsed().as_millis() as u64;
                     // A host's timer would have fired before this chunk arrived.
                     self.c.handle_timeout(now);
@@ -240,6 +246,12 @@ impl Live {
             if !stopped {
                 let now = self.now();
                 self.c.handle_end(ex, now);
+                if self.c.wants_replay(ex) {
+                    for chunk in kept.drain(..) {
+                        self.c.handle_chunk(ex, &chunk, now);
+                    }
+                    self.c.handle_end(ex, now);
+                }
             }
         }
     }

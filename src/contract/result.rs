@@ -26,7 +26,7 @@ use serde_json::{Map, Number, Value};
 
 use super::marker::{Marker, SUPPORTED_CONTRACTS};
 use super::structure::{
-    at_path, read_in_place, scanned_or_exact, without_position, Int, ListSeed, Nullable, Skip,
+    at_path, read_placed, scanned_or_exact, without_position, Int, ListSeed, Nullable, Skip,
     Structure, Text, SPLICE_MARK,
 };
 use super::text::{excerpt, one_line};
@@ -242,9 +242,12 @@ fn interpret_bytes(
 
 /// [`interpret_call_bytes`] on a remote call's result whose §5.1 Structure was read while the
 /// body streamed in (issue 10): `text` is the result with the placeholder instead of the
-/// Structure's text, so only this small rest is parsed here; the byte cap is the whole result's.
-/// When the fast read refuses, the whole body is parsed and read by the exact reader, so the
-/// outcome is [`interpret_call_bytes`]'s on the result as sent.
+/// Structure's text (`mcp::body` checks it stands inside the result exactly once), so only this
+/// small rest is parsed here; the byte cap is the whole result's. The exact reader (the serde
+/// visitor for everything) reads it and takes the prescanned Structure where it meets the
+/// placeholder ([`read_placed`]): the scanner accepts only text the visitor reads to the same
+/// values, so the outcome, every refusal word for word, is [`interpret_call_bytes`]'s on the
+/// result as sent, and the Structure's text is never needed again.
 pub fn interpret_call_prescanned(
     tool_name: &str,
     marker: &Marker,
@@ -255,25 +258,13 @@ pub fn interpret_call_prescanned(
     let crate::mcp::jsonrpc::Prescanned {
         structure,
         structure_len,
-        body,
     } = prescanned;
     let whole = text.len().saturating_sub(SPLICE_MARK.len()) + structure_len;
     check_result_size(whole, limits)?;
     let contract = Some(marker.contract);
-    if let Some(done) = read_in_place(text, *structure, |rest| {
+    read_placed(text, *structure, |rest| {
         read_call(Some(tool_name), contract, rest)
-    }) {
-        return Ok(done);
-    }
-    // The exact path: the body parsed as the transport parses it, the result read as sent.
-    match crate::mcp::jsonrpc::parse_owned(body.concat()).as_deref() {
-        Ok(
-            [crate::mcp::jsonrpc::Incoming::Response {
-                outcome: Ok(raw), ..
-            }],
-        ) => interpret_call_bytes(tool_name, marker, raw.get().as_bytes(), limits),
-        _ => Err("result: the answer changed while it was read".to_string()),
-    }
+    })
 }
 
 /// Reads and interprets an unframed response body; the Structure reader is chosen by

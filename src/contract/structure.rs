@@ -911,7 +911,11 @@ impl<'de> Deserialize<'de> for Structure {
     /// §5.1 wire format; errors name the field (`structure.<field>…`). Inside
     /// `scanned_or_exact`'s first try, JSON text is read by the scanner instead.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        if SCAN.with(Cell::get) {
+        let mode = MODE.with(Cell::get);
+        if mode == Mode::Placed {
+            return d.deserialize_any(PlacedVisitor);
+        }
+        if mode == Mode::Scan {
             let raw = <&serde_json::value::RawValue>::deserialize(d)?;
             if raw.get() == SPLICE_MARK {
                 return SPLICED
@@ -926,9 +930,45 @@ impl<'de> Deserialize<'de> for Structure {
     }
 }
 
+/// How a Structure is read (see [`scanned_or_exact`] and [`read_placed`]).
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// By the serde visitor.
+    Exact,
+    /// JSON text by the scanner; the placeholder is the Structure read in place.
+    Scan,
+    /// By the serde visitor; the placeholder is the Structure read while the body streamed in.
+    Placed,
+}
+
+/// The exact reader's Structure, except that the placeholder, as written (a string without
+/// escapes, so serde_json lends it from the text), is the Structure read before ([`read_placed`]).
+/// Anything else gets the visitor's own reading and error.
+struct PlacedVisitor;
+
+impl<'de> Visitor<'de> for PlacedVisitor {
+    type Value = Structure;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        StructureVisitor.expecting(f)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Structure, A::Error> {
+        StructureVisitor.visit_map(map)
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Structure, E> {
+        let mark = &SPLICE_MARK[1..SPLICE_MARK.len() - 1];
+        match SPLICED.with(|s| s.borrow_mut().take_if(|_| v == mark)) {
+            Some(structure) => Ok(structure),
+            None => Err(de::Error::invalid_type(de::Unexpected::Str(v), &self)),
+        }
+    }
+}
+
 thread_local! {
-    /// Whether a Structure in JSON text is read by the scanner (see [`scanned_or_exact`]).
-    static SCAN: Cell<bool> = const { Cell::new(false) };
+    /// How a Structure in JSON text is read (see [`scanned_or_exact`], [`read_placed`]).
+    static MODE: Cell<Mode> = const { Cell::new(Mode::Exact) };
     /// The Structure [`scanned_or_exact`] read in place, for the placeholder that replaced it.
     static SPLICED: RefCell<Option<Structure>> = const { RefCell::new(None) };
 }
@@ -940,14 +980,43 @@ pub(crate) const SPLICE_MARK: &str = "\"megane:structure read in place\"";
 /// opt-level 3; the big arrays go straight into typed vectors) when `scan` is true, or by the
 /// serde visitor below when false.
 pub(crate) fn with_scan<T>(scan: bool, read: impl FnOnce() -> T) -> T {
-    struct Restore(bool);
+    with_mode(if scan { Mode::Scan } else { Mode::Exact }, read)
+}
+
+fn with_mode<T>(mode: Mode, read: impl FnOnce() -> T) -> T {
+    struct Restore(Mode);
     impl Drop for Restore {
         fn drop(&mut self) {
-            SCAN.with(|s| s.set(self.0));
+            MODE.with(|s| s.set(self.0));
         }
     }
-    let _restore = Restore(SCAN.with(|s| s.replace(scan)));
+    let _restore = Restore(MODE.with(|s| s.replace(mode)));
     read()
+}
+
+/// The exact reader (the serde visitor for every Structure) on `spliced`, a body with
+/// [`SPLICE_MARK`] where the Structure's text stood, taking `scanned` (read from that text by the
+/// scanner while the body streamed in: `mcp::body`) where it meets the placeholder. The caller
+/// makes sure the placeholder is there once as written and inside the result `read` reads, so
+/// `read` meets it exactly where the visitor would have read the Structure's text, unless it
+/// stops before (with the same error). The scanner accepts only text the visitor reads to the
+/// same values, and the rest of the text is the same, so the outcome is the exact reader's on
+/// the body as sent.
+pub(crate) fn read_placed<T>(
+    spliced: &[u8],
+    scanned: megane_structure_scan::Scanned,
+    read: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<T, String> {
+    with_mode(Mode::Placed, || {
+        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(scanned)));
+        let outcome = read(spliced);
+        match (outcome, SPLICED.with(|s| s.borrow_mut().take())) {
+            // Read without meeting the placeholder where a Structure is read: the checks of the
+            // caller rule this out.
+            (Ok(_), Some(_)) => Err("result: the answer changed while it was read".to_string()),
+            (outcome, _) => outcome,
+        }
+    })
 }
 
 /// The one way a Structure is read from JSON bytes (the bytes path of every result: bytes,
@@ -993,11 +1062,11 @@ pub(crate) fn scanned_or_exact<T>(
     }
 }
 
-/// Step 1 of [`scanned_or_exact`] on a body whose Structure was already read (by `scan_call`, or
-/// while the body streamed in: `mcp::body`): `read` gets `spliced`, which has [`SPLICE_MARK`]
-/// where the Structure's text was, and takes `scanned` there. `Some` only when `read` succeeds
-/// and took it exactly once; `None` sends the caller to the exact reader on the whole body.
-pub(crate) fn read_in_place<T>(
+/// Step 1 of [`scanned_or_exact`] on a body whose Structure `scan_call` read: `read` gets
+/// `spliced`, which has [`SPLICE_MARK`] where the Structure's text was, and takes `scanned` there.
+/// `Some` only when `read` succeeds and took it exactly once; `None` sends the caller to the exact
+/// reader on the whole body.
+fn read_in_place<T>(
     spliced: &[u8],
     scanned: megane_structure_scan::Scanned,
     read: impl FnOnce(&[u8]) -> Result<T, String>,

@@ -20,6 +20,23 @@ pub enum BodyError {
     },
     /// The bytes are not JSON-RPC.
     Malformed(String),
+    /// A scanned JSON body ([`BodyReader::scan_structure`]) whose Structure the scan did not read
+    /// (declined, absent, or the rest is not one answer): the reader did not keep the body, so the
+    /// driver must feed it again, whole, to a plain reader (`Client::wants_replay`).
+    Replay,
+}
+
+impl From<BodyError> for super::errors::McpError {
+    /// How a body that could not be read is reported.
+    fn from(error: BodyError) -> Self {
+        use super::errors::McpError;
+        match error {
+            BodyError::TooLarge { limit } => McpError::TooLarge { limit },
+            BodyError::Malformed(m) => McpError::server(m),
+            // `Client` replays instead; only a driver that does not reaches this.
+            BodyError::Replay => McpError::server("the answer was not read"),
+        }
+    }
 }
 
 /// Incremental reader of one response body.
@@ -84,14 +101,16 @@ impl BodyReader {
     /// Reads a `tools/call` answer's §5.1 Structure while the body comes in (issue 10): each
     /// piece goes to `megane-structure-scan`'s resumable [`CallStream`], so at the end only the
     /// small rest of the body (the envelope, the Structure's text replaced by the contract core's
-    /// placeholder) is parsed, and the Structure travels with the result as a [`Prescanned`].
-    /// The whole body is still kept, for the exact reader when the scan declines or the fast
-    /// read refuses, as the pieces it came in (no block of the body's size, no growth by
-    /// doubling: pieces of a few KiB are reused from call to call, where a 30 MB block left a
-    /// hole the next call's columns did not fit). An SSE body: each event's data is fed to its own
-    /// scan as the decoder meets it and kept in pieces by the tap, not by the decoder
-    /// ([`DataTap`]), and the event that carries the answer is read as a JSON body is; the
-    /// event's data is the whole body kept for the exact reader.
+    /// placeholder) is parsed, and the Structure travels with the result as a [`Prescanned`]
+    /// (read by the exact reader with the Structure in place: no text of it is needed again).
+    /// A JSON body is not kept: the scan holds only the bytes outside the Structure and the unit
+    /// it is reading. When the scan does not read the Structure, [`BodyReader::finish`] answers
+    /// [`BodyError::Replay`] and the driver, which kept the chunks, feeds the body again to a
+    /// plain reader, so that body is read exactly as without the scan. An SSE body: each event's
+    /// data is fed to its own scan as the decoder meets it and kept in pieces by the tap, not by
+    /// the decoder ([`DataTap`]), until the event is dispatched (an SSE body is not replayed: its
+    /// progress events have already been handed on); the event that carries the answer is read
+    /// as a JSON body is.
     pub fn scan_structure(&mut self) {
         match self {
             BodyReader::Json { scan, buf, .. } => {
@@ -154,20 +173,15 @@ impl BodyReader {
     pub fn finish(&mut self) -> Result<Vec<Incoming>, BodyError> {
         match self {
             BodyReader::Json { buf, scan, .. } => {
-                let pieces = scan.as_ref().map(|s| &s.pieces[..]).unwrap_or_default();
-                if buf
-                    .iter()
-                    .chain(pieces.iter().flatten())
-                    .all(u8::is_ascii_whitespace)
-                {
-                    return Ok(Vec::new());
-                }
                 if let Some(scanning) = scan.take() {
-                    let Scanning { stream, pieces, .. } = *scanning;
-                    match prescanned(stream, pieces, |pieces| pieces) {
-                        Ok(messages) => return Ok(messages),
-                        Err(pieces) => *buf = pieces.concat(),
+                    let Scanning { stream, blank, .. } = *scanning;
+                    if blank {
+                        return Ok(Vec::new());
                     }
+                    return prescanned(stream).ok_or(BodyError::Replay);
+                }
+                if buf.iter().all(u8::is_ascii_whitespace) {
+                    return Ok(Vec::new());
                 }
                 // The buffer becomes the messages' text (a result is kept, not copied).
                 parse_owned(std::mem::take(buf)).map_err(BodyError::Malformed)
@@ -201,6 +215,35 @@ impl BodyReader {
         }
     }
 
+    /// Bytes received so far.
+    pub fn received(&self) -> u64 {
+        match self {
+            BodyReader::Json { buf, scan, .. } => scan.as_ref().map_or(buf.len() as u64, |s| s.len),
+            BodyReader::Sse { received, .. } => *received,
+            BodyReader::Text { buf } => buf.len() as u64,
+        }
+    }
+
+    /// Whether the driver must keep this body's chunks, to feed them again when
+    /// [`BodyReader::finish`] answers [`BodyError::Replay`]: a scanned JSON body.
+    pub fn replayable(&self) -> bool {
+        matches!(self, BodyReader::Json { scan: Some(_), .. })
+    }
+
+    /// The body's bytes this reader holds (kept bytes, or a scan's envelope and unit; not the
+    /// Structure's columns), in bytes of capacity.
+    pub fn held_bytes(&self) -> usize {
+        match self {
+            BodyReader::Json { buf, scan, .. } => {
+                buf.capacity() + scan.as_ref().map_or(0, |s| s.stream.held_bytes())
+            }
+            BodyReader::Text { buf } => buf.capacity(),
+            BodyReader::Sse { scan, .. } => scan.as_ref().map_or(0, |s| {
+                s.current.held_bytes() + s.pieces.iter().map(Vec::capacity).sum::<usize>()
+            }),
+        }
+    }
+
     /// The kept bytes (JSON buffer or error text), for error classification.
     pub fn kept_bytes(&self) -> &[u8] {
         match self {
@@ -210,14 +253,25 @@ impl BodyReader {
     }
 }
 
-/// A JSON body read by the resumable Structure scan ([`BodyReader::scan_structure`]).
-#[derive(Debug, Default)]
+/// A JSON body read by the resumable Structure scan ([`BodyReader::scan_structure`]); the body
+/// itself is not kept (the driver keeps it for [`BodyError::Replay`]).
+#[derive(Debug)]
 pub struct Scanning {
     stream: CallStream,
-    /// The body as it came, for the exact reader.
-    pieces: Vec<Vec<u8>>,
+    /// Whether every byte so far is JSON white space (an empty answer).
+    blank: bool,
     /// Bytes so far.
     len: u64,
+}
+
+impl Default for Scanning {
+    fn default() -> Self {
+        Scanning {
+            stream: CallStream::default(),
+            blank: true,
+            len: 0,
+        }
+    }
 }
 
 impl Scanning {
@@ -227,7 +281,7 @@ impl Scanning {
             *self = Scanning::default();
             return Err(BodyError::TooLarge { limit });
         }
-        self.pieces.push(chunk.to_vec());
+        self.blank = self.blank && chunk.iter().all(u8::is_ascii_whitespace);
         self.stream.feed(chunk);
         Ok(())
     }
@@ -276,37 +330,39 @@ impl DataTap for SseScanning {
 }
 
 /// The messages of a body whose Structure the scan read: the rest of the body parsed, the
-/// Structure and the whole body (`body`, as `pieces` makes it) attached to the one answer. `Err`
-/// with the body (then parsed whole as before) when the scan did not read a Structure, or the
-/// rest is not one answer.
-fn prescanned<B>(
-    stream: CallStream,
-    body: B,
-    pieces: fn(B) -> Vec<Vec<u8>>,
-) -> Result<Vec<Incoming>, B> {
+/// Structure attached to the one answer. `None` (the body is then read whole, as without the
+/// scan) when the scan did not read a Structure, the rest is not one answer, or the placeholder
+/// is not inside that answer's result exactly once as written (so the result's reader meets it
+/// where the Structure stood, and only there).
+fn prescanned(stream: CallStream) -> Option<Vec<Incoming>> {
     let Streamed::Read {
         structure,
         rest,
         range,
     } = stream.finish(SPLICE_MARK.as_bytes())
     else {
-        return Err(body);
+        return None;
     };
-    let Ok(mut messages) = parse_owned(rest) else {
-        return Err(body);
-    };
+    let mark = SPLICE_MARK.as_bytes();
+    if rest.windows(mark.len()).filter(|w| *w == mark).count() != 1 {
+        return None;
+    }
+    let mut messages = parse_owned(rest).ok()?;
     let [Incoming::Response {
         outcome: Ok(raw), ..
     }] = messages.as_mut_slice()
     else {
-        return Err(body);
+        return None;
     };
+    let span = raw.span();
+    if !(span.start <= range.start && range.start + mark.len() <= span.end) {
+        return None;
+    }
     *raw = raw.clone().with_prescanned(Prescanned {
         structure,
         structure_len: range.len(),
-        body: pieces(body),
     });
-    Ok(messages)
+    Some(messages)
 }
 
 /// The messages of the events that carry one; with `scan` (the tap that kept the events' data),
@@ -320,17 +376,12 @@ fn events_to_messages(
     let mut out = Vec::new();
     for mut e in events {
         if let Some((stream, pieces)) = tapped.as_mut().and_then(Iterator::next) {
-            let pieces = if e.is_message() {
-                match prescanned(stream, pieces, |pieces| pieces) {
-                    Ok(msgs) => {
-                        out.extend(msgs);
-                        continue;
-                    }
-                    Err(pieces) => pieces,
+            if e.is_message() {
+                if let Some(msgs) = prescanned(stream) {
+                    out.extend(msgs);
+                    continue;
                 }
-            } else {
-                pieces
-            };
+            }
             e.data = data_text(pieces.concat());
         }
         if !e.carries_message() {
@@ -380,14 +431,51 @@ mod tests {
             capped.push(&[b' '; 60]),
             Err(BodyError::TooLarge { limit: 100 })
         );
-        // Declined by the scan (an escape in a name): the pieces are parsed as one body.
+        // Declined by the scan (an escape in a name): the body was not kept, the driver replays
+        // it to a plain reader.
         let body = br#"{"jsonrpc":"2.0","id":1,"result":{"structuredContent":{"structure":{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"residueNames":["\u0041"]}}}}"#;
         let mut reader = BodyReader::messages(BodyKind::Json, 1 << 20);
         reader.scan_structure();
+        assert!(reader.replayable());
+        for piece in body.chunks(5) {
+            assert!(reader.push(piece).unwrap().is_empty());
+        }
+        assert_eq!(reader.received(), body.len() as u64);
+        assert_eq!(reader.finish(), Err(BodyError::Replay));
+        let mut reader = BodyReader::messages(BodyKind::Json, 1 << 20);
+        assert!(!reader.replayable());
         for piece in body.chunks(5) {
             assert!(reader.push(piece).unwrap().is_empty());
         }
         let messages = reader.finish().unwrap();
+        // A body the scan reads is not kept: the reader holds the envelope and one unit.
+        let atoms = 2000;
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"structuredContent":{{"contract":1,"structure":{{"elements":[{}],"positions":[{}],"cell":null,"bonds":[]}}}}}}}}"#,
+            vec!["8"; atoms].join(","),
+            vec!["1.25"; 3 * atoms].join(",")
+        );
+        let mut reader = BodyReader::messages(BodyKind::Json, 1 << 20);
+        reader.scan_structure();
+        let mut most = 0;
+        for piece in body.as_bytes().chunks(1000) {
+            assert!(reader.push(piece).unwrap().is_empty());
+            most = most.max(reader.held_bytes());
+        }
+        assert!(most < 4 * 1024, "{most} of {} bytes held", body.len());
+        let scanned = reader.finish().unwrap();
+        let [Incoming::Response {
+            outcome: Ok(raw), ..
+        }] = scanned.as_slice()
+        else {
+            panic!("{scanned:?}")
+        };
+        assert!(raw.take_prescanned().is_some());
+        // A white-space body is no message, scanned or not.
+        let mut blank = BodyReader::messages(BodyKind::Json, 1 << 20);
+        blank.scan_structure();
+        blank.push(b" \r\n ").unwrap();
+        assert_eq!(blank.finish(), Ok(Vec::new()));
         let [Incoming::Response {
             outcome: Ok(raw), ..
         }] = messages.as_slice()

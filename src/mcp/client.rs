@@ -25,6 +25,7 @@ use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::elicit::{self, ElicitId, Form};
 use super::endpoint::Endpoint;
 use super::errors::{error_body_text, http_failure, one_line, redact, McpError};
+use super::headers::BodyKind;
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
 use super::jsonrpc::{self, Incoming, RawJson, RpcError};
 use super::param_headers::{self, Binding};
@@ -799,6 +800,37 @@ impl Client {
         }
     }
 
+    /// Whether the driver must keep this exchange's body chunks (asked after
+    /// [`Client::handle_head`]): a Builder tool's JSON answer read by the Structure scan
+    /// ([`CallOptions::scan_structure`]), whose body the core does not keep. When
+    /// [`Client::wants_replay`] says so after [`Client::handle_end`], the driver feeds them again
+    /// (`handle_chunk` each, then `handle_end`); then it drops them.
+    pub fn keeps_chunks(&self, exchange: ExchangeId) -> bool {
+        self.exchanges
+            .get(&exchange)
+            .and_then(|ex| ex.reader.as_ref())
+            .is_some_and(BodyReader::replayable)
+    }
+
+    /// After [`Client::handle_end`]: whether the body kept by the driver
+    /// ([`Client::keeps_chunks`]) must be fed again, whole, because the Structure scan did not
+    /// read it (the scanner declined, found no Structure, or the rest is not one answer). The
+    /// replayed body is read exactly as one read without the scan.
+    pub fn wants_replay(&self, exchange: ExchangeId) -> bool {
+        self.exchanges
+            .get(&exchange)
+            .is_some_and(|ex| ex.reader.is_some())
+    }
+
+    /// The body bytes the core holds for an exchange (see [`BodyReader::held_bytes`]).
+    #[doc(hidden)]
+    pub fn held_body_bytes(&self, exchange: ExchangeId) -> usize {
+        self.exchanges
+            .get(&exchange)
+            .and_then(|ex| ex.reader.as_ref())
+            .map_or(0, BodyReader::held_bytes)
+    }
+
     /// The end of an exchange's body.
     pub fn handle_end(&mut self, exchange: ExchangeId, now: u64) {
         let Some(ex) = self.exchanges.get_mut(&exchange) else {
@@ -809,12 +841,23 @@ impl Client {
             self.handle_network_error(exchange, "the response ended before its headers", now);
             return;
         };
+        let received = reader.received();
         let msgs = reader.finish();
         match msgs {
             Ok(msgs) => {
                 for m in msgs {
                     self.handle_message(exchange, m, now);
                 }
+            }
+            Err(BodyError::Replay) => {
+                // The scan did not read the Structure and the body was not kept: the driver
+                // feeds it again, to a plain reader (`wants_replay`).
+                let mut plain = BodyReader::messages(BodyKind::Json, self.max_response_bytes);
+                plain.reserve(received);
+                if let Some(ex) = self.exchanges.get_mut(&exchange) {
+                    ex.reader = Some(plain);
+                }
+                return;
             }
             Err(e) => {
                 self.body_failed(exchange, e);
@@ -1212,10 +1255,7 @@ impl Client {
         };
         let purpose = ex.purpose;
         self.abort(exchange);
-        let error = match error {
-            BodyError::TooLarge { limit } => McpError::TooLarge { limit },
-            BodyError::Malformed(m) => McpError::server(m),
-        };
+        let error = McpError::from(error);
         match purpose {
             Purpose::Rpc(op) => self.fail_op(op, error),
             Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {

@@ -354,6 +354,10 @@ async fn run_fetch(
         .client
         .handle_head(exchange, response.status(), &head, now_ms());
     pump(inner);
+    // A scanned answer's body is not kept by the core: its chunks stay here, as the JavaScript
+    // arrays fetch made, in case the core asks for them again (`wants_replay`).
+    let keep = inner.borrow().client.keeps_chunks(exchange);
+    let mut kept: Vec<Uint8Array> = Vec::new();
     if let Some(body) = response.body() {
         let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
         loop {
@@ -373,7 +377,11 @@ async fn run_fetch(
             }
             let value =
                 Reflect::get(&chunk, &JsValue::from_str("value")).map_err(|e| js_text(&e))?;
-            let bytes = Uint8Array::new(&value).to_vec();
+            let array = Uint8Array::new(&value);
+            let bytes = array.to_vec();
+            if keep {
+                kept.push(array);
+            }
             inner
                 .borrow_mut()
                 .client
@@ -383,6 +391,16 @@ async fn run_fetch(
     }
     if active(inner, exchange) {
         inner.borrow_mut().client.handle_end(exchange, now_ms());
+        if inner.borrow().client.wants_replay(exchange) {
+            for array in kept.drain(..) {
+                let bytes = array.to_vec();
+                inner
+                    .borrow_mut()
+                    .client
+                    .handle_chunk(exchange, &bytes, now_ms());
+            }
+            inner.borrow_mut().client.handle_end(exchange, now_ms());
+        }
     }
     Ok(())
 }

@@ -194,9 +194,6 @@ pub struct Prescanned {
     pub structure: Box<megane_structure_scan::Scanned>,
     /// The length in bytes of the Structure's text (for the §9 byte cap on the whole result).
     pub structure_len: usize,
-    /// The whole body as received, in the pieces it came in: when the fast read refuses, the
-    /// exact reader reads it again, so every refusal is the exact reader's.
-    pub body: Vec<Vec<u8>>,
 }
 
 impl RawJson {
@@ -223,6 +220,11 @@ impl RawJson {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         slot.take()
+    }
+
+    /// Where the JSON text stands in the message text it came in (byte offsets).
+    pub fn span(&self) -> Range<usize> {
+        self.range.clone()
     }
 
     /// The JSON text.
