@@ -229,6 +229,14 @@ fn liquid_box_becomes_a_new_document_of_300_atoms_in_a_14_4088_cube() {
     assert_eq!(labels[299], "WATE100");
     assert_eq!(snapshot.molecules.as_ref().unwrap()[299], 99);
     assert_eq!(snapshot.elements[..3], [8, 1, 1]);
+    // The columns Megane takes as they are are the result's own, not copies (issue 10).
+    let s = &done.result.structure;
+    assert_eq!(snapshot.elements.as_ptr(), s.elements.as_ptr());
+    assert_eq!(snapshot.bonds.as_ptr(), s.bonds.as_ptr().cast::<u32>());
+    let molecules = snapshot.molecules.as_deref().unwrap();
+    assert_eq!(molecules.as_ptr(), s.molecules.as_deref().unwrap().as_ptr());
+    let ids = snapshot.residue_ids.as_deref().unwrap();
+    assert_eq!(ids.as_ptr(), s.residue_ids.as_deref().unwrap().as_ptr());
 }
 
 fn solvate_document(call: &Call) -> Structure {

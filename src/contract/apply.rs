@@ -17,6 +17,7 @@
 //!   minimum image in the document's cell) is refused. A singular document cell is treated as no
 //!   cell for this check.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Index;
 use std::sync::OnceLock;
@@ -40,9 +41,9 @@ pub const MAX_FRAGMENT_STEM: usize = 24;
 /// §5.2: what the host does with a result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "mode", rename_all = "snake_case")]
-pub enum ApplyPlan {
+pub enum ApplyPlan<'a> {
     /// Open the snapshot as a new document (`openStructure`).
-    NewDocument(Box<Snapshot>),
+    NewDocument(Box<Snapshot<'a>>),
     /// Push the ops as one step, then select the new atoms.
     Insert(InsertPlan),
 }
@@ -50,7 +51,7 @@ pub enum ApplyPlan {
 /// §5.2 `new_document`: the result in Megane's Snapshot shape.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Snapshot {
+pub struct Snapshot<'a> {
     /// Number of atoms N.
     pub n_atoms: usize,
     /// Number of bonds B.
@@ -58,11 +59,11 @@ pub struct Snapshot {
     /// Cartesian Å, flat `[x0, y0, z0, …]`, length 3N (Float32Array).
     pub positions: Vec<f32>,
     /// Atomic numbers, length N (Uint8Array).
-    pub elements: Vec<u8>,
+    pub elements: Cow<'a, [u8]>,
     /// Flat 0-based pairs `[i0, j0, i1, j1, …]`, length 2B (Uint32Array).
-    pub bonds: Vec<u32>,
+    pub bonds: Cow<'a, [u32]>,
     /// Parallel to the bonds (Uint8Array), or null for all single.
-    pub bond_orders: Option<Vec<u8>>,
+    pub bond_orders: Option<Cow<'a, [u8]>>,
     /// Row-major 3×3 cell in Å (Float32Array(9)), or null.
     #[serde(rename = "box")]
     pub box_: Option<[f32; 9]>,
@@ -74,17 +75,17 @@ pub struct Snapshot {
     /// Sanitised document file name (no extension).
     pub file_name: String,
     /// Per-atom 0-based molecule index, kept.
-    pub molecules: Option<Vec<u32>>,
+    pub molecules: Option<Cow<'a, [u32]>>,
     /// Per-atom atom names, kept.
-    pub atom_names: Option<StringColumn>,
+    pub atom_names: Option<Cow<'a, StringColumn>>,
     /// Per-atom formal charges, kept.
-    pub formal_charges: Option<Vec<i32>>,
+    pub formal_charges: Option<Cow<'a, [i32]>>,
     /// Named per-atom numeric channels, kept.
-    pub scalars: Option<BTreeMap<String, Vec<f64>>>,
+    pub scalars: Option<Cow<'a, BTreeMap<String, Vec<f64>>>>,
     /// Per-atom residue names, kept.
-    pub residue_names: Option<StringColumn>,
+    pub residue_names: Option<Cow<'a, StringColumn>>,
     /// Per-atom residue numbers, kept.
-    pub residue_ids: Option<Vec<i64>>,
+    pub residue_ids: Option<Cow<'a, [i64]>>,
 }
 
 /// §5.2 `insert`: the ops to push as one step and the atoms to select afterwards.
@@ -129,25 +130,25 @@ pub enum EditOp {
 
 /// §5.2: the plan for a checked result. `document` is the open structure (§4.3 shape) or `None`;
 /// `existing_fragment_ids` are the fragment ids already in the document.
-pub fn plan_apply(
+pub fn plan_apply<'a>(
     marker: &Marker,
-    result: &BuilderResult,
+    result: &'a BuilderResult,
     document: Option<&Structure>,
     existing_fragment_ids: &[String],
-) -> Result<ApplyPlan, String> {
+) -> Result<ApplyPlan<'a>, String> {
     plan_apply_as(marker, result, document, existing_fragment_ids, None)
 }
 
 /// [`plan_apply`] with the insert's fragment id chosen by the caller (`Some`), else a fresh one
 /// made from the result's name ([`new_fragment_id`]). A chosen id must not be blank nor one of
 /// `existing_fragment_ids`.
-pub fn plan_apply_as(
+pub fn plan_apply_as<'a>(
     marker: &Marker,
-    result: &BuilderResult,
+    result: &'a BuilderResult,
     document: Option<&Structure>,
     existing_fragment_ids: &[String],
     fragment_id: Option<&str>,
-) -> Result<ApplyPlan, String> {
+) -> Result<ApplyPlan<'a>, String> {
     plan(
         marker,
         result,
@@ -164,13 +165,13 @@ pub fn plan_apply_as(
 /// here.
 ///
 /// [`check_builder_result`]: super::result::check_builder_result
-pub fn plan_apply_checked(
+pub fn plan_apply_checked<'a>(
     marker: &Marker,
-    result: &CheckedResult,
+    result: &'a CheckedResult,
     document: Option<&Structure>,
     existing_fragment_ids: &[String],
     fragment_id: Option<&str>,
-) -> Result<ApplyPlan, String> {
+) -> Result<ApplyPlan<'a>, String> {
     plan(
         marker,
         result,
@@ -181,14 +182,14 @@ pub fn plan_apply_checked(
     )
 }
 
-fn plan(
+fn plan<'a>(
     marker: &Marker,
-    result: &BuilderResult,
+    result: &'a BuilderResult,
     document: Option<&Structure>,
     existing_fragment_ids: &[String],
     fragment_id: Option<&str>,
     validate: bool,
-) -> Result<ApplyPlan, String> {
+) -> Result<ApplyPlan<'a>, String> {
     if let Some(id) = fragment_id {
         if id.trim().is_empty() {
             return Err("fragmentId: the fragment id is blank".to_string());
@@ -221,30 +222,32 @@ fn plan(
     }
 }
 
-fn new_document_snapshot(result: &BuilderResult) -> Result<Snapshot, String> {
+fn new_document_snapshot(result: &BuilderResult) -> Result<Snapshot<'_>, String> {
     structure_snapshot(&result.structure, &result.name)
 }
 
 /// §5.2 `new_document`: the snapshot of a structure (validated before, §5.1), its file name
-/// sanitised from `name`.
-pub fn structure_snapshot(s: &Structure, name: &str) -> Result<Snapshot, String> {
+/// sanitised from `name`. The columns Megane takes as they are are borrowed from the structure,
+/// not copied (issue 10: a 500 000-atom result is not held twice in wasm memory while it is
+/// handed to JavaScript).
+pub fn structure_snapshot<'a>(s: &'a Structure, name: &str) -> Result<Snapshot<'a>, String> {
     Ok(Snapshot {
         n_atoms: s.n_atoms(),
         n_bonds: s.bonds.len(),
         positions: s.positions.iter().map(|&v| v as f32).collect(),
-        elements: s.elements.clone(),
-        bonds: s.bonds.iter().flatten().copied().collect(),
-        bond_orders: s.bond_orders.clone(),
+        elements: Cow::Borrowed(&s.elements),
+        bonds: Cow::Borrowed(s.bonds.as_flattened()),
+        bond_orders: s.bond_orders.as_deref().map(Cow::Borrowed),
         box_: s.cell.map(|c| c.map(|v| v as f32)),
         atom_chain_ids: s.chain_ids.as_deref().map(chain_id_codes).transpose()?,
         labels: residue_labels(s),
         file_name: sanitise_file_name(name),
-        molecules: s.molecules.clone(),
-        atom_names: s.atom_names.clone(),
-        formal_charges: s.formal_charges.clone(),
-        scalars: s.scalars.clone(),
-        residue_names: s.residue_names.clone(),
-        residue_ids: s.residue_ids.clone(),
+        molecules: s.molecules.as_deref().map(Cow::Borrowed),
+        atom_names: s.atom_names.as_ref().map(Cow::Borrowed),
+        formal_charges: s.formal_charges.as_deref().map(Cow::Borrowed),
+        scalars: s.scalars.as_ref().map(Cow::Borrowed),
+        residue_names: s.residue_names.as_ref().map(Cow::Borrowed),
+        residue_ids: s.residue_ids.as_deref().map(Cow::Borrowed),
     })
 }
 

@@ -146,9 +146,8 @@ impl ButtonHead {
     }
 }
 
-fn opt_u8(values: &Option<Vec<u8>>) -> JsValue {
+fn opt_u8(values: Option<&[u8]>) -> JsValue {
     values
-        .as_deref()
         .map(|v| Uint8Array::from(v).into())
         .unwrap_or(JsValue::NULL)
 }
@@ -462,21 +461,25 @@ pub fn snapshot_to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
     set(
         &object,
         "elements",
-        Uint8Array::from(snapshot.elements.as_slice()),
+        Uint8Array::from(&snapshot.elements[..]),
     );
+    set(&object, "bonds", Uint32Array::from(&snapshot.bonds[..]));
     set(
         &object,
-        "bonds",
-        Uint32Array::from(snapshot.bonds.as_slice()),
+        "bondOrders",
+        opt_u8(snapshot.bond_orders.as_deref()),
     );
-    set(&object, "bondOrders", opt_u8(&snapshot.bond_orders));
     let cell = snapshot
         .box_
         .map(|b| JsValue::from(Float32Array::from(&b[..])))
         .unwrap_or(JsValue::NULL);
     set(&object, "box", cell);
     set(&object, "boxOrigin", JsValue::NULL);
-    set(&object, "atomChainIds", opt_u8(&snapshot.atom_chain_ids));
+    set(
+        &object,
+        "atomChainIds",
+        opt_u8(snapshot.atom_chain_ids.as_deref()),
+    );
     set(&object, "atomBFactors", JsValue::NULL);
     let ids = snapshot.residue_ids.as_deref().and_then(ids_to_js);
     match (&snapshot.labels, &ids) {
@@ -526,7 +529,7 @@ pub fn snapshot_to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
     let scalars = match &snapshot.scalars {
         Some(channels) => {
             let object = Object::new();
-            for (name, values) in channels {
+            for (name, values) in channels.iter() {
                 set(&object, name, Float64Array::from(values.as_slice()));
             }
             object.into()
