@@ -464,25 +464,25 @@ mod tests {
         }
         assert!(most < 4 * 1024, "{most} of {} bytes held", body.len());
         let scanned = reader.finish().unwrap();
-        let [Incoming::Response {
-            outcome: Ok(raw), ..
-        }] = scanned.as_slice()
-        else {
-            panic!("{scanned:?}")
-        };
-        assert!(raw.take_prescanned().is_some());
+        assert!(the_result(&scanned).take_prescanned().is_some());
         // A white-space body is no message, scanned or not.
         let mut blank = BodyReader::messages(BodyKind::Json, 1 << 20);
         blank.scan_structure();
         blank.push(b" \r\n ").unwrap();
         assert_eq!(blank.finish(), Ok(Vec::new()));
+        let raw = the_result(&messages);
+        assert!(raw.take_prescanned().is_none());
+        assert!(raw.get().contains("\\u0041"));
+    }
+
+    /// The result of the one answer in `messages`.
+    fn the_result(messages: &[Incoming]) -> &super::super::jsonrpc::RawJson {
         let [Incoming::Response {
             outcome: Ok(raw), ..
-        }] = messages.as_slice()
+        }] = messages
         else {
             panic!("{messages:?}")
         };
-        assert!(raw.take_prescanned().is_none());
-        assert!(raw.get().contains("\\u0041"));
+        raw
     }
 }
