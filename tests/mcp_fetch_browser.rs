@@ -102,3 +102,43 @@ async fn unreadable_session_id_is_reported() {
         McpError::SessionIdUnreadable
     );
 }
+
+/// Answers with `application/json` (Python SDK peer with `--json-response`).
+const JSON_ANSWERS: Option<&str> = option_env!("MCP_PEER_JSON_URL");
+
+/// A Builder tool's JSON answer read by the Structure scan while fetch delivers it (issue 10): the
+/// Structure arrives prescanned; when the scanner declines it (an escaped `"` in a residue name),
+/// the transport replays the chunks it kept and the answer is the one read without the scan.
+#[wasm_bindgen_test]
+async fn a_scanned_json_answer_is_replayed_when_the_scanner_declines() {
+    let c = client(JSON_ANSWERS, ProtocolChoice::Legacy);
+    c.connect().await.unwrap();
+    let rec: Value = serde_json::from_str(include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/fixtures/megane-recorded/call-liquid_box.json"
+    )))
+    .unwrap();
+    let scan = CallOptions {
+        scan_structure: true,
+        ..CallOptions::default()
+    };
+    let call = |arguments: Value, options: CallOptions| {
+        c.call_tool("liquid_box", arguments, options, None, None)
+    };
+    // Read by the scan: only the rest is text.
+    let read = call(rec["arguments"].clone(), scan.clone()).await.unwrap();
+    assert!(read.take_prescanned().is_some());
+    assert!(read.get().len() < 2000, "{}", read.get().len());
+    // Declined: replayed, the whole result as without the scan.
+    let mut quoted = rec["arguments"].clone();
+    quoted["quoteInName"] = true.into();
+    let replayed = call(quoted.clone(), scan).await.unwrap();
+    assert!(replayed.take_prescanned().is_none());
+    let plain = call(quoted, CallOptions::default()).await.unwrap();
+    assert!(
+        replayed.get().contains(r#""W\"WATE""#),
+        "{}",
+        &replayed.get()[..200]
+    );
+    assert_eq!(replayed.get(), plain.get());
+}

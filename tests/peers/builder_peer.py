@@ -154,6 +154,9 @@ def build_server(args: argparse.Namespace) -> Server:
         if args.output_schema_tools and name.startswith("plain_") and name != "plain_echo":
             return plain_call(name, arguments)
         recorded = calls.get(name)
+        # `quoteInName: true`: the recorded result with a `"` in the first residue name, which the
+        # JSON text escapes (a Structure the client's scanner declines, issue 10).
+        quote = arguments.pop("quoteInName", False) is True
         if recorded is None:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=f"Unknown tool: {name}")], is_error=True
@@ -176,7 +179,12 @@ def build_server(args: argparse.Namespace) -> Server:
         if args.announce_tools_changed:
             # No related request: the SDK sends it on the session's GET stream.
             await ctx.session.send_tool_list_changed()
-        return types.CallToolResult.model_validate(recorded["result"])
+        result = recorded["result"]
+        if quote:
+            result = json.loads(json.dumps(result))
+            names = result["structuredContent"]["structure"]["residueNames"]
+            names[0] = 'W"' + names[0]
+        return types.CallToolResult.model_validate(result)
 
     server_class = AnnouncingServer if args.announce_tools_changed else Server
     return server_class(

@@ -20,7 +20,8 @@ p1=$(free_port); start "$p1" --allow-origin http://127.0.0.1:8000
 p2=$(free_port); start "$p2" --allow-origin http://127.0.0.1:8000 --modern
 p3=$(free_port); start "$p3" --allow-origin http://localhost:5173
 p4=$(free_port); start "$p4" --allow-origin http://127.0.0.1:8000 --no-expose-session-id
-for p in $p1 $p2 $p3 $p4; do
+p5=$(free_port); start "$p5" --allow-origin http://127.0.0.1:8000 --json-response
+for p in $p1 $p2 $p3 $p4 $p5; do
     for _ in $(seq 1 100); do
         curl -sf "http://127.0.0.1:$p/health" >/dev/null 2>&1 && break
         sleep 0.1
@@ -31,6 +32,7 @@ MCP_PEER_URL="http://127.0.0.1:$p1/mcp" \
 MCP_PEER_MODERN_URL="http://127.0.0.1:$p2/mcp" \
 MCP_PEER_OTHER_ORIGIN_URL="http://127.0.0.1:$p3/mcp" \
 MCP_PEER_HIDDEN_SESSION_URL="http://127.0.0.1:$p4/mcp" \
+MCP_PEER_JSON_URL="http://127.0.0.1:$p5/mcp" \
 WASM_BINDGEN_TEST_ADDRESS=127.0.0.1:8000 \
 CHROMEDRIVER="$(command -v chromedriver)" \
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
