@@ -8,6 +8,9 @@
 //   benches/pack_memory.rs). Default 10000,100000,300000.
 //   OUT (optional): each result's structure is written there and judged by
 //   ../shared/tools/check_packing.py (run with $PYTHON, default python3; it needs numpy).
+// Env: MEMORY_WARMUP=1 makes a 1 000-water call first, in the same process, so the growth is
+// measured after the code a call runs has been compiled (a Worker's second call and later): a
+// first call's RSS growth includes ~15-20 MB that does not depend on the size (issue 12, s7).
 // Prints one JSON line per case. Needs pkg/ (scripts/build.sh).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -59,6 +62,8 @@ if (child !== "--child") {
   const pkg = await import(join(ROOT, "pkg", "megane_builder_client.js"));
   const wasm = pkg.initSync({ module: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
   const args = { components: components(name), seed: 1 };
+  const warm = process.env.MEMORY_WARMUP === "1";
+  if (warm) pkg.offlineCall("liquid_box", { components: components("3000"), seed: 2 }, null);
   const before = { wasm: wasm.memory.buffer.byteLength, rss: process.memoryUsage().rss };
   let updates = 0;
   let last = performance.now();
@@ -92,7 +97,7 @@ if (child !== "--child") {
     writeFileSync(file, JSON.stringify(result.structuredContent));
   }
   console.log(JSON.stringify({
-    case: name, atoms: n, ms: Math.round(ms), ok: result.isError === false,
+    case: name, atoms: n, warm, ms: Math.round(ms), ok: result.isError === false,
     wasmBytes: after.wasm, wasmPerAtom: Math.round(after.wasm / n),
     wasmGrowthPerAtom: Math.round((after.wasm - before.wasm) / n),
     peakRssBytes: peakRss, peakRssPerAtom: Math.round(peakRss / n),

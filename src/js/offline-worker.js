@@ -1,7 +1,7 @@
 // Worker side of offlineTools(): loads the package once (the threaded build with a rayon pool when
 // asked and the page is cross-origin isolated, else the single-threaded one), then runs each call
-// to completion and posts progress (at most every 100 ms, none in a call's first 100 ms) and the
-// CallToolResult bytes (transferred), with the last progress report not yet posted.
+// to completion and posts the progress reports offlineCall passes on (at most every 100 ms, none in a
+// call's first 100 ms) and the CallToolResult bytes (transferred), with the last report not yet posted.
 let offlineCall = null;
 
 async function load({ wasmUrl, threadsWasmUrl, threads, threadCount }) {
@@ -34,22 +34,15 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "init-error", error: String(error?.message ?? error) });
     }
   } else if (message?.type === "call") {
-    // Progress: nothing is posted in a call's first 100 ms and then at most one message every
-    // 100 ms; the last report not yet posted travels with the result. A call that ends within
-    // 100 ms thus costs two messages (its arguments and its result), and its one progress report
-    // is its last ("writing N atoms"); a long run still reports about ten times a second.
-    let last = performance.now();
+    // Progress: offlineCall paces its reports (none in the first 100 ms, then at most one per
+    // 100 ms; src/offline/pace.rs) and each is posted as it comes; the last report not passed yet
+    // (`last`) comes just before offlineCall returns and travels with the result. A call that ends
+    // within 100 ms thus costs two messages (its arguments and its result).
     let pending = null;
     try {
-      const bytes = offlineCall(message.name, message.args, (fraction, text) => {
-        const now = performance.now();
-        if (now - last >= 100) {
-          last = now;
-          pending = null;
-          self.postMessage({ type: "progress", id: message.id, fraction, message: text });
-        } else {
-          pending = { fraction, message: text };
-        }
+      const bytes = offlineCall(message.name, message.args, (fraction, text, last) => {
+        if (last) pending = { fraction, message: text };
+        else self.postMessage({ type: "progress", id: message.id, fraction, message: text });
       });
       self.postMessage({ type: "result", id: message.id, bytes, progress: pending }, [bytes.buffer]);
     } catch (error) {

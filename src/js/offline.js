@@ -29,6 +29,9 @@ export function offlineTools(options = {}) {
   let worker = null;
   let ready = null;
   let sequence = 0;
+  // The toolbox never changes, so refuseCall (§6; it reads the whole toolbox) is asked once per
+  // accepted name; an unknown name is asked, and refused, every time.
+  const accepted = new Set();
 
   function stopWorker() {
     if (worker) worker.terminate();
@@ -78,8 +81,11 @@ export function offlineTools(options = {}) {
   }
 
   async function runCall(name, args, { onProgress, signal, timeoutMs } = {}) {
-    const refused = refuseCall(toolbox, String(name));
-    if (refused) return refused;
+    if (!accepted.has(String(name))) {
+      const refused = refuseCall(toolbox, String(name));
+      if (refused) return refused;
+      accepted.add(String(name));
+    }
     const button = toolbox.buttons.find((b) => b.name === name);
     const cancelled = { ok: false, error: "Cancelled.", cancelled: true };
     if (signal?.aborted) return cancelled;

@@ -7,6 +7,7 @@ pub mod assemble;
 pub mod definitions;
 pub mod liquid_box;
 pub mod molecule;
+pub mod pace;
 pub mod polymer;
 pub mod solvate;
 

@@ -23,6 +23,7 @@ use crate::contract::validate::{
     validate_arguments as validate_against_schema, validate_with_document,
 };
 use crate::contract::values::{self, FormContext};
+use crate::offline::pace::ProgressPace;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
@@ -583,41 +584,67 @@ pub fn offline_tools_list() -> Result<JsValue, JsError> {
 }
 
 /// Runs an offline tool here (call it inside a Worker: it blocks until packing ends) and returns
-/// the CallToolResult as JSON bytes for `interpretCall`. `onProgress(fraction, message)` is called
-/// as packing advances. A tool error is an `isError` result, never a throw.
+/// the CallToolResult as JSON bytes for `interpretCall`. `onProgress(fraction, message, last)` is
+/// called as packing advances, paced by [`crate::offline::pace`]: none in the first 100 ms, then
+/// at most once per 100 ms with `last` false, and once more just before returning, with `last`
+/// true, with the last report not passed yet (if any). A tool error is an `isError` result, never
+/// a throw.
 #[wasm_bindgen(js_name = offlineCall)]
 pub fn offline_call(
     name: &str,
     #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
-    #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string) => void) | null | undefined")]
+    #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string, last: boolean) => void) | null | undefined")]
     on_progress: JsValue,
 ) -> Result<Uint8Array, JsError> {
     let args: Value = from_js_or_default(args, "args")?;
     let callback = on_progress.dyn_into::<js_sys::Function>().ok();
-    PROGRESS_CALLBACK.with(|slot| *slot.borrow_mut() = callback);
+    let paced = callback.map(|f| (f, ProgressPace::new(performance_now())));
+    PROGRESS.with(|slot| *slot.borrow_mut() = paced);
     let report = |fraction: f64, message: &str| {
-        PROGRESS_CALLBACK.with(|slot| {
-            if let Some(f) = slot.borrow().as_ref() {
-                let _ = f.call2(
-                    &JsValue::NULL,
-                    &JsValue::from_f64(fraction),
-                    &JsValue::from_str(message),
-                );
-            }
-        })
+        let pass = PROGRESS.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let (f, pace) = slot.as_mut()?;
+            pace.offer(performance_now(), fraction, message)
+                .then(|| f.clone())
+        });
+        if let Some(f) = pass {
+            call_progress(&f, fraction, message, false);
+        }
     };
     let control = crate::pack::PackControl {
         cancel: None,
         progress: Some(&report),
     };
     let bytes = crate::offline::call_tool_bytes(name, &args, &control);
-    PROGRESS_CALLBACK.with(|slot| slot.borrow_mut().take());
+    if let Some((f, mut pace)) = PROGRESS.with(|slot| slot.borrow_mut().take()) {
+        if let Some((fraction, message)) = pace.finish() {
+            call_progress(&f, fraction, message, true);
+        }
+    }
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 
+/// `onProgress(fraction, message, last)`; what the callback throws is ignored (progress never
+/// stops the work).
+fn call_progress(f: &js_sys::Function, fraction: f64, message: &str, last: bool) {
+    let _ = f.call3(
+        &JsValue::NULL,
+        &JsValue::from_f64(fraction),
+        &JsValue::from_str(message),
+        &JsValue::from_bool(last),
+    );
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()` (ms, monotone; a Worker, a page and Node all have it).
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
+
 thread_local! {
-    /// The JS progress callback of the running offline call. The packer wants a `Sync` callback
-    /// (rayon); a capture-free closure reading this thread-local is one, and a call from any other
-    /// thread finds no callback and does nothing.
-    static PROGRESS_CALLBACK: std::cell::RefCell<Option<js_sys::Function>> = const { std::cell::RefCell::new(None) };
+    /// The JS progress callback of the running offline call and its pacing. The packer wants a
+    /// `Sync` callback (rayon); a capture-free closure reading this thread-local is one, and a
+    /// call from any other thread finds no callback and does nothing.
+    static PROGRESS: std::cell::RefCell<Option<(js_sys::Function, ProgressPace)>> = const { std::cell::RefCell::new(None) };
 }

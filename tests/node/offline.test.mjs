@@ -26,6 +26,21 @@ after(async () => {
   server?.stop();
 });
 
+test("§6 an unknown tool is refused on every call, before and after a listed one runs", async () => {
+  const outcome = await page.evaluate(async (water) => {
+    const tools = window.offline.offlineTools();
+    const args = { components: [{ molecule: { name: "water", molblock: water }, count: 5 }], seed: 1 };
+    const calls = [];
+    for (const name of ["nope", "nope", "liquid_box", "liquid_box", "nope", "polymer_chain "]) {
+      const result = await tools.call(name, args);
+      calls.push(result.ok ? "ok" : result.error);
+    }
+    await tools.close();
+    return calls;
+  }, molblock("water"));
+  assert.deepEqual(outcome, ["Unknown tool: nope", "Unknown tool: nope", "ok", "ok", "Unknown tool: nope", "Unknown tool: polymer_chain"]);
+});
+
 test("a 100-water box is built in a Worker with progress, then planned as a new document", async () => {
   const outcome = await page.evaluate(async (water) => {
     const tools = window.offline.offlineTools();

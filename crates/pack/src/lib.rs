@@ -74,7 +74,8 @@ fn progress(control: &PackControl, fraction: f64, message: &str) {
 /// The progress reports of one run: each goes to the caller's callback and is remembered, so the
 /// heartbeat of a long phase (an evaluation, a Verlet rebuild, a "movebad" step, the final check)
 /// repeats it, one wave of work at a time: on a large box the caller still hears from the packer
-/// several times a second (the offline Worker forwards at most one report per 100 ms).
+/// several times a second (an offline call passes at most one report per 100 ms on to the
+/// host: `src/offline/pace.rs` of the client crate).
 struct Reporter<'a, 'c> {
     control: &'a PackControl<'c>,
     last: RefCell<(f64, String)>,
