@@ -97,8 +97,9 @@ for (const n of process.argv.includes("--forms-only") ? [] : [10, 100, 1000]) {
     mod.parseToolList(list);
   }
   // Warm: the JS baseline and each package in turn within every run, so a burst of load on this
-  // shared machine falls on all of them alike; medians per column. "+forms": every button's
-  // form read too (the new package parses a form on first read).
+  // shared machine falls on all of them alike; medians per column. "+tips": every button's
+  // tooltip and description read too (made by the §3 text rules on first read); "+forms": every
+  // button's form read too (the new package parses a form on first read).
   const samples = {};
   const sample = (key, fn) => { const t0 = performance.now(); fn(); (samples[key] ??= []).push(performance.now() - t0); };
   for (let i = 0; i < runs; i++) {
@@ -106,6 +107,9 @@ for (const n of process.argv.includes("--forms-only") ? [] : [10, 100, 1000]) {
     for (const [name, mod] of mods) {
       if (name === "base" && n >= 1000 && i >= 2) continue;
       sample(`${name}Warm`, () => mod.parseToolList(list));
+      sample(`${name}WarmTips`, () => {
+        for (const b of mod.parseToolList(list).buttons) if (!b.tooltip || !b.description) throw new Error("no tooltip");
+      });
       sample(`${name}WarmForms`, () => {
         for (const b of mod.parseToolList(list).buttons) if (!b.form) throw new Error("no form");
       });
@@ -177,11 +181,11 @@ for (const [tool, atoms] of cases) {
 const f = (x) => (x === undefined ? "" : x < 10 ? x.toFixed(2) : x.toFixed(0));
 const hasBase = mods.length > 1;
 console.log(`\nparseToolList (median ms; cold = schemas new to the page, warm = the same list again)`);
-console.log(`(+forms: every button's form read too)`);
-console.log(["tools", "JS baseline", "wasm cold", "cold/JS", "wasm warm", "warm/JS", "warm+forms", "+forms/JS", ...(hasBase ? ["old cold", "old/JS", "old warm", "new/old w"] : [])].map((h) => h.padStart(12)).join(""));
+console.log(`(+tips: every button's tooltip and description read too; +forms: every button's form read too)`);
+console.log(["tools", "JS baseline", "wasm cold", "cold/JS", "wasm warm", "warm/JS", "warm+tips", "+tips/JS", "warm+forms", "+forms/JS", ...(hasBase ? ["old cold", "old/JS", "old warm", "new/old w", "old +tips", "old+tips/JS"] : [])].map((h) => h.padStart(12)).join(""));
 for (const r of results.toolbox) {
-  console.log([r.tools, f(r.js), f(r.newCold), (r.newCold / r.js).toFixed(2), f(r.newWarm), (r.newWarm / r.js).toFixed(2), f(r.newWarmForms), (r.newWarmForms / r.js).toFixed(2),
-    ...(hasBase ? [f(r.baseCold), (r.baseCold / r.js).toFixed(1), f(r.baseWarm), (r.newWarm / r.baseWarm).toFixed(3)] : [])].map((c) => String(c).padStart(12)).join(""));
+  console.log([r.tools, f(r.js), f(r.newCold), (r.newCold / r.js).toFixed(2), f(r.newWarm), (r.newWarm / r.js).toFixed(2), f(r.newWarmTips), (r.newWarmTips / r.js).toFixed(2), f(r.newWarmForms), (r.newWarmForms / r.js).toFixed(2),
+    ...(hasBase ? [f(r.baseCold), (r.baseCold / r.js).toFixed(1), f(r.baseWarm), (r.newWarm / r.baseWarm).toFixed(3), f(r.baseWarmTips), (r.baseWarmTips / r.js).toFixed(2)] : [])].map((c) => String(c).padStart(12)).join(""));
 }
 console.log(`\nforms (median ms): keystroke = buildArguments with one changed value; first = the first call with this document;`);
 console.log(`validate = validateArguments before Run (warm: the document already taken; cold: a fresh copy, made by`);

@@ -4,6 +4,7 @@
 //! Everything a server sends is untrusted (§9): labels and tooltips are plain text, icons only
 //! `data:` URIs of an allowed image type.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde::Serialize;
@@ -11,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::form::Form;
 use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
-use super::text::{excerpt, one_line, plain_text};
+use super::text::{excerpt, one_line, one_line_ref, plain_text_ref};
 use super::validate::{Compiled, SchemaEntry};
 
 /// §3/§9: image types an icon `data:` URI may carry.
@@ -320,8 +321,8 @@ fn toolbox_of<I: ListItem>(
             MarkerRead::Absent => {
                 let (tooltip, description) = tool_texts(definition.description());
                 toolbox.plain_tools.push(PlainTool {
-                    tooltip,
-                    description,
+                    tooltip: tooltip.into_owned(),
+                    description: description.into_owned(),
                     input_schema: schemas.carried(definition.input_schema()),
                     output_schema: definition.output_schema().cloned(),
                     name,
@@ -670,8 +671,8 @@ fn make_button(
     let (tooltip, description) = tool_texts(definition.description());
     ToolButton {
         server_id: server_id.map(str::to_string),
-        tooltip,
-        description,
+        tooltip: tooltip.into_owned(),
+        description: description.into_owned(),
         category: marker.category,
         icon: icon_of(definition),
         name,
@@ -840,28 +841,33 @@ fn label_of(definition: &impl ToolDefinition, name: &str) -> String {
 /// §3/§4.1: a tool's `(tooltip, description)` from its `description` as sent (`None`: absent or
 /// not text): the description as plain text, the tooltip its first sentence on one line. Every
 /// way of making a toolbox calls this (the page's fast way on a button's first read of either).
-pub fn tool_texts(description: Option<&str>) -> (String, String) {
-    let description = description.map(plain_text).unwrap_or_default();
-    (one_line(&first_sentence(&description)), description)
+/// Each text borrows from `description` when the rules leave it as it is (the common case).
+pub fn tool_texts(description: Option<&str>) -> (Cow<'_, str>, Cow<'_, str>) {
+    let description = description.map(plain_text_ref).unwrap_or_default();
+    let tooltip = match &description {
+        Cow::Borrowed(d) => one_line_ref(first_sentence(d)),
+        Cow::Owned(d) => Cow::Owned(one_line(first_sentence(d))),
+    };
+    (tooltip, description)
 }
 
 /// §3: the first sentence of a description: up to the first `.`, `!` or `?` followed by white
 /// space or the end, or up to the first line break, whichever comes first.
-pub fn first_sentence(description: &str) -> String {
+pub fn first_sentence(description: &str) -> &str {
     let text = description.trim();
     // The marks are ASCII, so a byte scan finds them (no byte of a longer UTF-8 sequence is
     // ASCII); only the character after a mark is decoded.
     for (i, &b) in text.as_bytes().iter().enumerate() {
         if b == b'\n' {
-            return text[..i].trim().to_string();
+            return text[..i].trim();
         }
         if matches!(b, b'.' | b'!' | b'?')
             && text[i + 1..].chars().next().is_none_or(char::is_whitespace)
         {
-            return text[..i + 1].to_string();
+            return &text[..i + 1];
         }
     }
-    text.to_string()
+    text
 }
 
 /// §3/§9: the first icon whose `src` is a `data:` URI of an allowed image type (the URI's own

@@ -4,6 +4,8 @@
 //!
 //! Text is always rendered as text, never as HTML (§9); these functions only decide its shape.
 
+use std::borrow::Cow;
+
 /// Longest line (in characters, the `…` included) kept from untrusted text by [`one_line`].
 pub const MAX_LINE_CHARS: usize = 300;
 
@@ -33,14 +35,24 @@ pub fn one_line(text: &str) -> String {
     one_line_max(text, MAX_LINE_CHARS)
 }
 
+/// [`one_line`] borrowing `text` when it is left as it is (the common case: nothing copied).
+pub fn one_line_ref(text: &str) -> Cow<'_, str> {
+    one_line_max_ref(text, MAX_LINE_CHARS)
+}
+
 /// [`one_line`] with its own limit, for short excerpts inside a longer message (a name, a URL):
 /// the result has at most `max_chars` characters, the `…` included (`max_chars` ≥ 1).
 pub fn one_line_max(text: &str, max_chars: usize) -> String {
+    one_line_max_ref(text, max_chars).into_owned()
+}
+
+/// [`one_line_max`] borrowing `text` when it is left as it is (the common case: nothing copied).
+pub fn one_line_max_ref(text: &str, max_chars: usize) -> Cow<'_, str> {
     let max_chars = max_chars.max(1);
     if is_plain_line(text, max_chars) {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
-    one_line_built(text, max_chars)
+    Cow::Owned(one_line_built(text, max_chars))
 }
 
 /// [`one_line_max`] built character by character (what the plain-line shortcut must agree with).
@@ -146,6 +158,20 @@ fn is_plain_block(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
+        // Eight printable ASCII bytes at a time (most help text is only these): no byte at or
+        // above 0x80, none below 0x20 (the line feed included: judged byte by byte below), no
+        // 0x7F. Exact for such words: no carry or borrow crosses a byte.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut eight = [0; 8];
+            eight.copy_from_slice(word);
+            let w = u64::from_le_bytes(eight);
+            const ONES: u64 = 0x0101_0101_0101_0101;
+            const HIGH: u64 = ONES * 0x80;
+            if (w | w.wrapping_sub(ONES * 0x20) | w.wrapping_add(ONES)) & HIGH == 0 {
+                i += 8;
+                continue;
+            }
+        }
         let b = bytes[i];
         if b < 0x80 {
             if !matches!(b, b'\n' | b' '..=b'~') {
@@ -169,12 +195,16 @@ fn is_plain_block(text: &str) -> bool {
 /// control characters and invisible direction controls removed, at most [`MAX_BLOCK_CHARS`]
 /// characters, trimmed.
 pub fn plain_text(text: &str) -> String {
-    // Most help text has nothing to drop or change: then only the trim applies.
+    plain_text_ref(text).into_owned()
+}
+
+/// [`plain_text`] borrowing `text` when only the trim applies (most help text: nothing copied).
+pub fn plain_text_ref(text: &str) -> Cow<'_, str> {
     let clean = is_plain_block(text);
     if clean && (text.len() <= MAX_BLOCK_CHARS || text.chars().nth(MAX_BLOCK_CHARS).is_none()) {
-        return text.trim().to_string();
+        return Cow::Borrowed(text.trim());
     }
-    plain_text_built(text)
+    Cow::Owned(plain_text_built(text))
 }
 
 /// [`plain_text`] built character by character (what the shortcut must agree with).
@@ -254,6 +284,16 @@ mod tests {
             "c1\u{9B}x",
             "ünïcödé ünïcödé ünïcödé",
             "\u{1D54F}\u{1D54F}\u{1D54F}\u{1D54F}",
+            // Eight bytes and more: the word-at-a-time scan of printable ASCII.
+            "printable ASCII ~ only, no break at all",
+            "abcdefgh\u{7F}ijklmnop",
+            "abcdefg\u{7F}",
+            "abcdefghijklm\u{0}nop",
+            "abcdefghijklmno\u{1F}",
+            "abcdefgh\nijklmnop\r\nqrstuvwx",
+            "~~~~~~~~ !!!!!!!\u{1F}",
+            "abcdefghé\u{202E}ijklmnop",
+            "abcdefg\u{80}hijklmn",
         ];
         for text in samples {
             for max in [1, 2, 3, 5, 12, 40, MAX_LINE_CHARS] {

@@ -12,6 +12,7 @@ use crate::contract::apply::{ApplyPlan, Snapshot};
 use crate::contract::form::Form;
 use crate::contract::marker::Marker;
 use crate::contract::structure::{StringColumn, Structure};
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::contract::discovery::{self, ToolSchemas};
@@ -1059,7 +1060,12 @@ fn deferred_part(key: JsValue, schema: JsValue, label: String, marker: String) -
 /// does not cross back).
 fn describe(text: Option<String>) -> Array {
     let (tooltip, description) = discovery::tool_texts(text.as_deref());
-    let description = if text.as_deref() == Some(description.as_str()) {
+    // A borrowed description as long as the text is the text itself (only a trim could differ).
+    let unchanged = match (&description, text.as_deref()) {
+        (Cow::Borrowed(d), Some(t)) => d.len() == t.len(),
+        (d, t) => t == Some(&**d),
+    };
+    let description = if unchanged {
         JsValue::NULL
     } else {
         JsValue::from_str(&description)
