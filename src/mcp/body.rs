@@ -288,9 +288,11 @@ impl Scanning {
 }
 
 /// The Structure scan of an SSE body's events (a [`DataTap`], which keeps their data): one
-/// [`CallStream`] per event, fed the event's data as it arrives, and the data kept as it came, in
-/// blocks of [`PIECE`] bytes or more (no block of the data's size, no growth by doubling), both
-/// handed over when the event is dispatched.
+/// [`CallStream`] per event, fed the event's data as it arrives, and the data kept as it came:
+/// a first block that grows as a `Vec` does up to [`PIECE`] bytes, then blocks of [`PIECE`] bytes
+/// or more (no block of a large event's size, no doubling of it), both handed over when the event
+/// is dispatched. A small event (a progress notification) thus holds about its own size: twenty
+/// concurrent calls do not each take a [`PIECE`] for their progress.
 #[derive(Debug, Default)]
 pub struct SseScanning {
     /// The scan of the current event's data.
@@ -302,18 +304,28 @@ pub struct SseScanning {
     done: Vec<(CallStream, Vec<Vec<u8>>)>,
 }
 
-/// The smallest block an SSE event's data is kept in.
+/// The block size an SSE event's data is kept in once it has outgrown its first block.
 const PIECE: usize = 64 * 1024;
 
 impl DataTap for SseScanning {
     fn data(&mut self, bytes: &[u8]) {
         self.current.feed(bytes);
         match self.pieces.last_mut() {
-            Some(last) if last.capacity() - last.len() >= bytes.len() => {
+            // Room left, or a block still under PIECE (it grows as a Vec does, so a small event,
+            // such as a progress notification, holds about its own size, not a whole PIECE).
+            Some(last)
+                if last.capacity() - last.len() >= bytes.len()
+                    || last.len() + bytes.len() <= PIECE =>
+            {
                 last.extend_from_slice(bytes)
             }
-            _ => {
-                let mut piece = Vec::with_capacity(bytes.len().max(PIECE));
+            last => {
+                let size = if last.is_some() {
+                    bytes.len().max(PIECE)
+                } else {
+                    bytes.len()
+                };
+                let mut piece = Vec::with_capacity(size);
                 piece.extend_from_slice(bytes);
                 self.pieces.push(piece);
             }
@@ -473,6 +485,50 @@ mod tests {
         let raw = the_result(&messages);
         assert!(raw.take_prescanned().is_none());
         assert!(raw.get().contains("\\u0041"));
+    }
+
+    #[test]
+    fn a_scanned_sse_event_holds_about_its_own_size() {
+        // A progress notification fed in small chunks holds about its own size, not a block of
+        // PIECE (twenty concurrent calls would otherwise each take one for their progress).
+        let progress = br#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":2,"message":"placing 5 molecules"}}"#;
+        let mut reader = BodyReader::messages(BodyKind::EventStream, 1 << 24);
+        reader.scan_structure();
+        let mut most = 0;
+        for piece in progress.chunks(16) {
+            assert!(reader.push(piece).unwrap().is_empty());
+            most = most.max(reader.held_bytes());
+        }
+        assert!(most < 2 * progress.len() + 1024, "{most} bytes held");
+        assert_eq!(reader.push(b"\n\n").unwrap().len(), 1);
+        // A large answer event is kept in blocks of PIECE or more after its first: no block of
+        // the event's size and no doubling of it.
+        let atoms = 40_000;
+        let answer = format!(
+            r#"data: {{"jsonrpc":"2.0","id":1,"result":{{"structuredContent":{{"contract":1,"structure":{{"elements":[{}],"positions":[{}],"cell":null,"bonds":[],"residueNames":["\u0041"]}}}}}}}}"#,
+            vec!["8"; atoms].join(","),
+            vec!["1.25"; 3 * atoms].join(",")
+        );
+        assert!(answer.len() > 8 * PIECE);
+        for piece in answer.as_bytes().chunks(1000) {
+            assert!(reader.push(piece).unwrap().is_empty());
+        }
+        let BodyReader::Sse {
+            scan: Some(scan), ..
+        } = &reader
+        else {
+            panic!()
+        };
+        let blocks: Vec<usize> = scan.pieces.iter().map(Vec::capacity).collect();
+        assert!(blocks.iter().all(|&c| c <= 2 * PIECE), "{blocks:?}");
+        let kept: usize = blocks.iter().sum();
+        assert!(
+            kept < answer.len() + 2 * PIECE,
+            "{kept} for {}",
+            answer.len()
+        );
+        // Declined by the scan (the escape), read whole: one answer.
+        assert_eq!(reader.push(b"\n\n").unwrap().len(), 1);
     }
 
     /// The result of the one answer in `messages`.
