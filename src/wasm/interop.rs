@@ -219,9 +219,10 @@ const plain = (o) => {
   const p = Object.getPrototypeOf(o);
   return (p === Object.prototype || p === null) && typeof o.toJSON !== "function";
 };
+const encoder = new TextEncoder(), NONE = 0xffffffff;
 export function packTools(list) {
   try {
-    const holders = [], descriptions = [];
+    const holders = [], descriptions = [], copies = [];
     const reduce = (tool) => {
       if (tool === null || typeof tool !== "object" || Array.isArray(tool)) return tool;
       if (!plain(tool)) throw new TypeError("not a plain object");
@@ -233,7 +234,8 @@ export function packTools(list) {
       }
       copy.inputSchema = holders.length;
       holders.push(tool);
-      descriptions.push(description);
+      descriptions.push(typeof description === "string" ? description : null);
+      copies.push(copy);
       return copy;
     };
     const tools = (a) => (Array.isArray(a) ? a.map(reduce) : a);
@@ -250,7 +252,21 @@ export function packTools(list) {
     } else {
       return null;
     }
-    return { text: JSON.stringify(root), holders, descriptions };
+    // The list's text and each description as UTF-8 in one buffer (native encoding, no escaping).
+    const text = JSON.stringify(root);
+    let units = text.length;
+    for (const d of descriptions) {
+      if (d === null) continue;
+      if (d.isWellFormed?.() === false) return null;
+      units += d.length;
+    }
+    const bytes = new Uint8Array(3 * units), lengths = new Uint32Array(descriptions.length + 1);
+    let at = (lengths[0] = encoder.encodeInto(text, bytes).written);
+    descriptions.forEach((d, i) => {
+      lengths[i + 1] = d === null ? NONE : encoder.encodeInto(d, bytes.subarray(at)).written;
+      if (d !== null) at += lengths[i + 1];
+    });
+    return { bytes: bytes.subarray(0, at), lengths, holders, descriptions, copies };
   } catch {
     return null;
   }
@@ -286,14 +302,6 @@ const resolvePart = (s) => {
   return p;
 };
 const partOf = (s) => (s.part ??= resolvePart(s));
-// A tool's [tooltip, description] from the host's description (`describe`: the §3 text rules in
-// Rust; `null` for a description the rules leave as it is).
-const textsOf = (describe, text) => {
-  const t = describe(typeof text === "string" ? text : undefined);
-  if (t[1] === null) t[1] = text;
-  return t;
-};
-const textsFor = (s) => (s.texts ??= textsOf(s.describe, s.text));
 const deferredProperty = (key, build) => ({
   get() {
     const s = this[DEFERRED];
@@ -317,50 +325,41 @@ const deferredProperties = {
   disabledReason: deferredProperty("disabledReason", (s) => partOf(s)[2]),
   notices: deferredProperty("notices", (s) => JSON.parse(partOf(s)[3])),
 };
-const lazyTexts = {
-  tooltip: deferredProperty("tooltip", (s) => textsFor(s)[0]),
-  description: deferredProperty("description", (s) => textsFor(s)[1]),
-};
 // Each button is made afresh in one order (the general way's key order), its lazy parts added as
 // new accessors (never a data property redefined, which sends V8 to slow dictionary objects), so
-// every button of every toolbox shares one shape. The marker the deferred part reads is a
-// shallow copy made here (a marker holds only numbers, strings and booleans): a later change to
-// the button's marker object does not reach its form, disabledReason or notices.
+// every button of every toolbox shares one shape. `text` is the toolbox as Rust wrote it for the
+// page (`PageToolbox`): a tool is named by its index `k` among the host's tools, whose name it
+// keeps; its tooltip and description are made by the §3 rule at parseToolList, each a string or
+// `[start, end]`, the slice of the host's description it is (UTF-16 units). Each button's marker
+// is a fresh object; the deferred part reads the one it was made from (never handed out), so a
+// later change to the button's marker object does not reach its form, disabledReason or notices.
 const lazyHead = { form: deferredProperties.form, disabledReason: deferredProperties.disabledReason };
-export function assembleToolbox(box, packed, describe, resolve) {
-  const { holders, descriptions } = packed;
-  // A tool's host description and schemas: [description as sent, inputSchema, outputSchema].
-  const hostParts = (tool) => {
-    const k = tool.inputSchema, h = holders[k];
-    return [descriptions[k], asSent(own(h, "inputSchema")), "outputSchema" in tool ? asSent(own(h, "outputSchema")) : undefined];
-  };
+export function assembleToolbox(text, packed, resolve) {
+  const { holders, descriptions, copies } = packed;
+  const page = JSON.parse(text);
+  const serverId = page.serverId, markers = page.markers;
+  const made = (k, t) => (typeof t === "string" ? t : descriptions[k].slice(t[0], t[1]));
   const seen = new Map();
-  const server = box.notices;
-  const buttons = box.buttons.map((r) => {
-    const [text, inputSchema, outputSchema] = hostParts(r);
-    const marker = r.marker;
-    const b = { serverId: r.serverId, name: r.name, label: r.label };
-    Object.defineProperties(b, lazyTexts);
-    b.category = r.category;
-    b.marker = marker;
-    b.icon = r.icon;
+  const buttons = page.buttons.map(([k, label, m, icon, tooltip, description]) => {
+    const h = holders[k], sent = markers[m];
+    const inputSchema = asSent(own(h, "inputSchema"));
+    const marker = { ...sent };
+    const b = { serverId, name: copies[k].name, label, tooltip: made(k, tooltip), description: made(k, description),
+      category: sent.category, marker, icon };
     Object.defineProperties(b, lazyHead);
     b.inputSchema = inputSchema;
-    b.outputSchema = outputSchema;
+    b.outputSchema = asSent(own(h, "outputSchema"));
     Object.defineProperty(b, "notices", deferredProperties.notices);
-    Object.defineProperty(b, DEFERRED, { value: { resolve, seen, schema: inputSchema, label: r.label, marker: { ...marker },
-      part: undefined, form: undefined, disabledReason: undefined, notices: undefined,
-      describe, text, texts: undefined, tooltip: undefined, description: undefined } });
+    Object.defineProperty(b, DEFERRED, { value: { resolve, seen, schema: inputSchema, label, marker: sent,
+      part: undefined, form: undefined, disabledReason: undefined, notices: undefined } });
     return b;
   });
-  box.buttons = buttons;
-  box.plainTools.forEach((tool) => {
-    const [text, inputSchema, outputSchema] = hostParts(tool);
-    [tool.tooltip, tool.description] = textsOf(describe, text);
-    tool.inputSchema = inputSchema;
-    if ("outputSchema" in tool) tool.outputSchema = outputSchema;
-  });
-  box.ok = true;
+  const plainTools = page.plainTools.map(([k, label, tooltip, description]) => ({ name: copies[k].name, label,
+    tooltip: made(k, tooltip), description: made(k, description), inputSchema: asSent(own(holders[k], "inputSchema")),
+    outputSchema: asSent(own(holders[k], "outputSchema")) }));
+  const server = page.notices;
+  const box = { serverId, buttons, categories: page.categories, unsupportedContract: page.unsupportedContract,
+    unknownApply: page.unknownApply, malformed: page.malformed, plainTools, notices: server, ok: true };
   // The server's notices, then each button's (as parse_tool_list orders them).
   lazy(box, "notices", () => server.concat(...buttons.map((b) => b.notices)));
   return box;
@@ -390,19 +389,15 @@ extern "C" {
     /// `target[key]`: `Array.from(values)`, built on first read.
     #[wasm_bindgen(js_name = lazyNumbers)]
     fn lazy_numbers(target: &Object, key: &str, values: &JsValue);
-    /// `{text, holders: object[], descriptions: unknown[]}` (see above), or `null`.
+    /// `{bytes, lengths, holders: object[], descriptions: (string | null)[], copies: object[]}`
+    /// (see above and [`packed_texts`]), or `null`.
     #[wasm_bindgen(js_name = packTools)]
     fn pack_tools(list: &JsValue) -> JsValue;
-    /// The toolbox object (`toolbox`, made by [`to_js`]) with the host's schemas attached, each button's
-    /// tooltip and description made by `describe` ([`describe`]) on first read (a plain tool's at once), each button's form, disabled reason and notices (and so the toolbox's notices)
-    /// made by `resolve` ([`deferred_part`]) on first read, `ok: true`.
+    /// The toolbox object from `text` ([`PageToolbox`] as JSON) and `packed`: the host's names,
+    /// schemas and descriptions put in, each button's form, disabled reason and notices (and so
+    /// the toolbox's notices) made by `resolve` ([`deferred_part`]) on first read, `ok: true`.
     #[wasm_bindgen(js_name = assembleToolbox)]
-    fn assemble_toolbox(
-        toolbox: &JsValue,
-        packed: &JsValue,
-        describe: &JsValue,
-        resolve: &JsValue,
-    ) -> JsValue;
+    fn assemble_toolbox(text: &str, packed: &JsValue, resolve: &JsValue) -> JsValue;
     /// connect()'s toolbox object: `text` parsed; each tool's `inputSchema` / `outputSchema`
     /// (an index into `schemas`) and each button's form (`formIndex` into `forms`) parsed on
     /// first read; `ok: true`.
@@ -915,26 +910,29 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 }
 
 // §3 parseToolList without moving every tool definition into wasm and back (issue 15). The
-// host's tools/list crosses as one JSON text with each tool's `inputSchema` and `outputSchema`
-// taken out: a tool carries `inputSchema: holder` instead, its index among the host's tool
-// objects. Rust classifies the tools with the one `discovery` code without reading any schema
-// (the buttons' schema parts are deferred). The toolbox comes back as objects (serde-wasm-bindgen)
-// without forms and schemas. The host's descriptions do not cross into wasm with the list (they
-// are most of its text, and only the §3 text rules read them): a button's `tooltip` and
-// `description` are lazy properties made on the first read of either by [`describe`] (the one
-// rule, `discovery::tool_texts`), a plain tool's at assembly.
-// `inputSchema` / `outputSchema` are the host's own objects. A button's `form`, `disabledReason`
-// and `notices` (and the toolbox's `notices`) are lazy properties as above: on the first read of
-// any of them, the button's schema is stringified ([`deferred_part`]; the shared cache finds it by
-// its text, so a schema seen before is neither parsed nor compiled again). Within one toolbox a
-// distinct schema text crosses into wasm, and its form (made once per distinct schema) crosses
-// back as text, once: a later button with the same text sends the cache entry's serial instead
-// and gets only its own disabled reason and notices. The form text is parsed for each button (a
-// fresh object per button). Tool objects at the places `discovery` reads tools from are copied
-// shallowly; anything that is not a plain object there (a class instance, a `toJSON`), or that
-// `JSON.stringify` refuses (a cycle, a `BigInt`), makes `packTools` return `null`: the caller
-// then takes the list the general way. The JavaScript half (`packTools`, `assembleToolbox`) is
-// in the lazy-property snippet above.
+// host's tools/list crosses as one JSON text with each tool's `inputSchema`, `outputSchema` and
+// `description` taken out: a tool carries `inputSchema: holder` instead, its index among the
+// host's tool objects. Rust classifies the tools with the one `discovery` code without reading
+// any schema (the buttons' schema parts are deferred). The descriptions cross with it, each as
+// its own UTF-8 text in the same buffer (only the §3 text rules read them; `TextEncoder` writes
+// them, no JSON escaping and no copy loop), and every tool's tooltip and description are
+// made at once by the one rule (`discovery::tool_texts`); a text the rules leave as a slice of
+// the host's description comes back as that slice's bounds in UTF-16 units ([`PageText`]), so
+// it is not copied. The toolbox comes back as one compact JSON text ([`PageToolbox`]: a tool is
+// named by its holder, markers once each) that the page parses and makes its objects from, in
+// the general way's key order. `inputSchema` / `outputSchema` are the host's own objects. A
+// button's `form`, `disabledReason` and `notices` (and the toolbox's `notices`) are lazy
+// properties: on the first read of any of them, the button's schema is stringified
+// ([`deferred_part`]; the shared cache finds it by its text, so a schema seen before is neither
+// parsed nor compiled again). Within one toolbox a distinct schema text crosses into wasm, and
+// its form (made once per distinct schema) crosses back as text, once: a later button with the
+// same text sends the cache entry's serial instead and gets only its own disabled reason and
+// notices. The form text is parsed for each button (a fresh object per button). Tool objects at
+// the places `discovery` reads tools from are copied shallowly; anything that is not a plain
+// object there (a class instance, a `toJSON`), or that `JSON.stringify` refuses (a cycle, a
+// `BigInt`), or a description that is not well-formed UTF-16 (a lone surrogate), makes
+// `packTools` return `null`: the caller then takes the list the general way. The JavaScript half
+// (`packTools`, `assembleToolbox`) is in the lazy-property snippet above.
 
 /// The schemas of a packed tools/list: `inputSchema: holder` in each definition; discovery
 /// leaves every button's schema part to [`deferred_part`].
@@ -1054,31 +1052,7 @@ fn deferred_part(key: JsValue, schema: JsValue, label: String, marker: String) -
     out
 }
 
-/// §3/§4.1 a tool's tooltip and description ([`discovery::tool_texts`]) from the host's
-/// `description` (`undefined` when it is absent or not text), for the first read of either:
-/// `[tooltip, description]`, the description `null` when it is the host's text unchanged (it
-/// does not cross back).
-fn describe(text: Option<String>) -> Array {
-    let (tooltip, description) = discovery::tool_texts(text.as_deref());
-    // A borrowed description as long as the text is the text itself (only a trim could differ).
-    let unchanged = match (&description, text.as_deref()) {
-        (Cow::Borrowed(d), Some(t)) => d.len() == t.len(),
-        (d, t) => t == Some(&**d),
-    };
-    let description = if unchanged {
-        JsValue::NULL
-    } else {
-        JsValue::from_str(&description)
-    };
-    let out = Array::new_with_length(2);
-    out.set(0, JsValue::from_str(&tooltip));
-    out.set(1, description);
-    out
-}
-
 thread_local! {
-    /// [`describe`] as a JavaScript function, made once for every toolbox.
-    static DESCRIBE: Closure<dyn Fn(Option<String>) -> Array> = Closure::new(describe);
     /// [`deferred_part`] as a JavaScript function, made once for every toolbox.
     static RESOLVE: Closure<dyn Fn(JsValue, JsValue, String, String) -> Array> =
         Closure::new(deferred_part);
@@ -1093,18 +1067,155 @@ pub fn toolbox_from_js(list: &JsValue, server_id: Option<&str>) -> Option<Result
     if packed.is_null() {
         return None;
     }
-    let text = get(&packed, "text").as_string()?;
+    let bytes = get(&packed, "bytes")
+        .dyn_into::<Uint8Array>()
+        .ok()?
+        .to_vec();
+    let lengths = get(&packed, "lengths").dyn_into::<Uint32Array>().ok()?;
+    let (text, descriptions) = packed_texts(std::str::from_utf8(&bytes).ok()?, &lengths.to_vec())?;
     let (toolbox, _) =
-        match discovery::parse_tool_list_text(&text, server_id, &mut HostSchemas, |_| {})? {
+        match discovery::parse_tool_list_text(text, server_id, &mut HostSchemas, |_| {})? {
             Ok(done) => done,
             Err(error) => return Some(Err(error)),
         };
-    // As objects (serde-wasm-bindgen), not JSON text and `JSON.parse`: without schemas, forms
-    // and the host's descriptions the toolbox is small, and this measured 3-8 % faster.
-    let object = to_js(&toolbox).ok()?;
+    let page = serde_json::to_string(&PageToolbox::of(&toolbox, &descriptions)?).ok()?;
     let resolve = RESOLVE.with(|r| r.as_ref().clone());
-    let describe = DESCRIBE.with(|d| d.as_ref().clone());
-    Some(Ok(assemble_toolbox(&object, &packed, &describe, &resolve)))
+    Some(Ok(assemble_toolbox(&page, &packed, &resolve)))
+}
+
+/// The texts `packTools` encodes into one buffer, `all`, cut at `lengths` (UTF-8 bytes): the
+/// reduced list's JSON text, then each tool's description (`u32::MAX`: none, or not text).
+/// `None` when the lengths do not cut `all` into whole texts.
+fn packed_texts<'a>(all: &'a str, lengths: &[u32]) -> Option<(&'a str, Vec<Option<&'a str>>)> {
+    let (&first, rest) = lengths.split_first()?;
+    let mut at = first as usize;
+    let text = all.get(..at)?;
+    let mut descriptions = Vec::with_capacity(rest.len());
+    for &n in rest {
+        descriptions.push(if n == u32::MAX {
+            None
+        } else {
+            let end = at.checked_add(n as usize)?;
+            let description = all.get(at..end)?;
+            at = end;
+            Some(description)
+        });
+    }
+    (at == all.len()).then_some((text, descriptions))
+}
+
+/// A tooltip or description as the page makes it ([`discovery::tool_texts`] of the host's
+/// description): `[start, end]`, the slice of the host's text it is (in UTF-16 units, as
+/// JavaScript's `slice` counts), or the text itself when the rules changed it.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum PageText<'a> {
+    Slice(usize, usize),
+    Text(Cow<'a, str>),
+}
+
+impl<'a> PageText<'a> {
+    /// `made` as a slice of `host` when it borrows from it, else as text.
+    fn of(host: Option<&str>, made: Cow<'a, str>) -> PageText<'a> {
+        if let (Some(host), Cow::Borrowed(part)) = (host, &made) {
+            let start = (part.as_ptr() as usize).wrapping_sub(host.as_ptr() as usize);
+            if start <= host.len() && part.len() <= host.len() - start {
+                let begin = utf16_len(&host[..start]);
+                return PageText::Slice(begin, begin + utf16_len(part));
+            }
+        }
+        PageText::Text(made)
+    }
+
+    /// A tool's `(tooltip, description)` from its host description.
+    fn pair(host: Option<&'a str>) -> (PageText<'a>, PageText<'a>) {
+        let (tooltip, description) = discovery::tool_texts(host);
+        (PageText::of(host, tooltip), PageText::of(host, description))
+    }
+}
+
+/// The length of `text` in UTF-16 units.
+fn utf16_len(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().map(char::len_utf16).sum()
+    }
+}
+
+/// A button for the page: holder, label, marker (index into [`PageToolbox::markers`]), icon,
+/// tooltip, description.
+type PageButton<'a> = (
+    u32,
+    &'a str,
+    usize,
+    &'a Option<String>,
+    PageText<'a>,
+    PageText<'a>,
+);
+
+/// parseToolList's toolbox as the page's `assembleToolbox` reads it (see above): the buttons and
+/// plain tools named by their holders (the page takes their names from the host's tools, which
+/// discovery keeps exactly), each distinct marker once; the rest as the toolbox has it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageToolbox<'a> {
+    server_id: Option<&'a str>,
+    buttons: Vec<PageButton<'a>>,
+    markers: Vec<&'a Marker>,
+    /// Holder, label, tooltip, description.
+    plain_tools: Vec<(u32, &'a str, PageText<'a>, PageText<'a>)>,
+    categories: &'a [discovery::CategoryGroup],
+    unsupported_contract: &'a [discovery::HiddenTool],
+    unknown_apply: &'a [discovery::HiddenTool],
+    malformed: &'a [discovery::HiddenTool],
+    notices: &'a [String],
+}
+
+impl<'a> PageToolbox<'a> {
+    /// `None` when a tool carries no holder (the list was not packed as `packTools` packs it).
+    fn of(
+        toolbox: &'a discovery::Toolbox,
+        descriptions: &[Option<&'a str>],
+    ) -> Option<PageToolbox<'a>> {
+        let texts = |holder: &Value| {
+            let k = u32::try_from(holder.as_u64()?).ok()?;
+            let host = *descriptions.get(k as usize)?;
+            Some((k, PageText::pair(host)))
+        };
+        let mut markers: Vec<&Marker> = Vec::new();
+        let mut buttons = Vec::with_capacity(toolbox.buttons.len());
+        for b in &toolbox.buttons {
+            let (k, (tooltip, description)) = texts(&b.input_schema)?;
+            let m = match markers.iter().position(|m| **m == b.marker) {
+                Some(m) => m,
+                None => {
+                    markers.push(&b.marker);
+                    markers.len() - 1
+                }
+            };
+            buttons.push((k, b.label.as_str(), m, &b.icon, tooltip, description));
+        }
+        let plain_tools = toolbox
+            .plain_tools
+            .iter()
+            .map(|t| {
+                let (k, (tooltip, description)) = texts(&t.input_schema)?;
+                Some((k, t.label.as_str(), tooltip, description))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(PageToolbox {
+            server_id: toolbox.server_id.as_deref(),
+            buttons,
+            markers,
+            plain_tools,
+            categories: &toolbox.categories,
+            unsupported_contract: &toolbox.unsupported_contract,
+            unknown_apply: &toolbox.unknown_apply,
+            malformed: &toolbox.malformed,
+            notices: &toolbox.notices,
+        })
+    }
 }
 
 /// Each distinct form of the buttons' cache entries as JSON text, and for each button the index

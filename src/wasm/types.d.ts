@@ -75,9 +75,9 @@ export interface Form {
  * the first read of any of them (then ordinary data properties; the toolbox's `notices` likewise):
  * the schema is read and compiled only when a button is looked at. They are made with the `label`
  * and `marker` the button had when the toolbox was made (a later change to the `marker` object
- * does not reach them), and with the `inputSchema` object as it is at that first read. Likewise
- * `tooltip` and `description` are made together on the first read of either, from the host's
- * `description` as it was when `parseToolList` was called.
+ * does not reach them), and with the `inputSchema` object as it is at that first read.
+ * `tooltip` and `description` are ordinary data properties made by `parseToolList` from the
+ * host's `description`.
  */
 export interface ToolButton {
   serverId: string | null;

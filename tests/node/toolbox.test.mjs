@@ -117,11 +117,11 @@ test("a button's form, disabledReason and notices are made on first read, as dat
   // first read is the one the form is made of (the button carries the host's object).
   tools[0].inputSchema.properties.extra = { type: "integer" };
   const [a, broken, b] = box.buttons;
-  // A tooltip and description are made on first read, from the host's description as it was
-  // when parseToolList was called: a later change to the host's tool does not reach them.
+  // A tooltip and description are made at parseToolList, as data properties, from the host's
+  // description as it was then: a later change to the host's tool does not reach them.
   tools[2].description = "Changed. Later.";
   tools[0].description = 42;
-  assert.equal(Object.getOwnPropertyDescriptor(a, "tooltip").get !== undefined, true);
+  for (const key of ["tooltip", "description"]) assert.equal(Object.getOwnPropertyDescriptor(a, key).get, undefined);
   assert.equal(a.description, expected.buttons[0].description);
   assert.equal(Object.getOwnPropertyDescriptor(a, "description").value, a.description);
   assert.equal(a.tooltip, expected.buttons[0].tooltip);
@@ -153,6 +153,39 @@ test("a button's form, disabledReason and notices are made on first read, as dat
   assert.deepEqual(box.notices, ["mine", ...b.notices]);
   assert.deepEqual(JSON.parse(JSON.stringify(structuredClone(box.buttons[1]))), expected.buttons[1]);
   assert.deepEqual(Object.keys(box.buttons[2]), Object.keys(expected.buttons[2]));
+});
+
+test("every tooltip and description is made at parseToolList, as the general way makes it", () => {
+  for (const list of lists()) {
+    const fast = pkg.parseToolList(list, "srv");
+    const slow = pkg.parseToolList(generalWay(list), "srv");
+    for (const kind of ["buttons", "plainTools"]) {
+      assert.equal(fast[kind].length, slow[kind].length);
+      fast[kind].forEach((tool, i) => {
+        for (const key of ["tooltip", "description"]) {
+          const own = Object.getOwnPropertyDescriptor(tool, key);
+          assert.equal(own.get, undefined, `${tool.name}.${key} is made at parseToolList`);
+          assert.equal(own.value, slow[kind][i][key], `${tool.name}.${key}`);
+        }
+      });
+    }
+  }
+});
+
+test("descriptions that are not well-formed UTF-16 give the general way's texts", () => {
+  // A lone surrogate, and a surrogate pair cut between two tools' descriptions.
+  for (const texts of [["Bad \uD800 text. More."], ["Ends high \uD83E", "\uDDEA starts low. Rest."]]) {
+    const tools = texts.map((description, i) => ({ name: `t${i}`, description, _meta: marked(), inputSchema: { type: "object" } }));
+    tools.push({ name: "plain", description: texts[0] });
+    const fast = pkg.parseToolList({ tools });
+    const slow = pkg.parseToolList(generalWay({ tools }));
+    assert.equal(fast.ok, true);
+    [...fast.buttons, ...fast.plainTools].forEach((tool, i) => {
+      const other = [...slow.buttons, ...slow.plainTools][i];
+      assert.equal(tool.tooltip, other.tooltip);
+      assert.equal(tool.description, other.description);
+    });
+  }
 });
 
 test("what is not a tool list is refused the same way both ways", () => {
