@@ -220,6 +220,8 @@ const plain = (o) => {
   return (p === Object.prototype || p === null) && typeof o.toJSON !== "function";
 };
 const encoder = new TextEncoder(), NONE = 0xffffffff;
+// Of a tool's plain `annotations` object discovery reads only `title`: the rest (the hints) is not sent.
+const titleOf = (a) => (a !== null && typeof a === "object" && !Array.isArray(a) && plain(a) ? { title: own(a, "title") } : a);
 export function packTools(list) {
   try {
     const holders = [], descriptions = [], copies = [];
@@ -230,6 +232,7 @@ export function packTools(list) {
       let description;
       for (const key of Object.keys(tool)) {
         if (key === "description") description = tool[key];
+        else if (key === "annotations") copy[key] = titleOf(tool[key]);
         else if (key !== "inputSchema" && key !== "outputSchema") copy[key] = tool[key];
       }
       copy.inputSchema = holders.length;
@@ -911,8 +914,8 @@ pub fn elicit_action_from_js(value: &JsValue) -> crate::mcp::elicit::Action {
 
 // §3 parseToolList without moving every tool definition into wasm and back (issue 15). The
 // host's tools/list crosses as one JSON text with each tool's `inputSchema`, `outputSchema` and
-// `description` taken out: a tool carries `inputSchema: holder` instead, its index among the
-// host's tool objects. Rust classifies the tools with the one `discovery` code without reading
+// `description` taken out (and of a plain `annotations` object only its `title` kept): a tool
+// carries `inputSchema: holder` instead, its index among the host's tool objects. Rust classifies the tools with the one `discovery` code without reading
 // any schema (the buttons' schema parts are deferred). The descriptions cross with it, each as
 // its own UTF-8 text in the same buffer (only the §3 text rules read them; `TextEncoder` writes
 // them, no JSON escaping and no copy loop), and every tool's tooltip and description are

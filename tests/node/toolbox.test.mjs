@@ -53,6 +53,14 @@ function lists() {
     { name: "shared-b", description: "  Needs a trim. Then more.  ", _meta: marked(), inputSchema: shared },
     { name: "plain-astral", description: "\u{1D54F} only, no stop", inputSchema: shared },
     { name: "tooltip-not-prefix", description: "First  line\twith tab.\nSecond.", _meta: marked(), inputSchema: shared },
+    // annotations: only `title` is read (the page sends no more of a plain object).
+    { name: "ann-only", annotations: { readOnlyHint: true, title: "  From annotations ", title2: 1 }, _meta: marked(), inputSchema: shared },
+    { name: "ann-class", annotations: Object.assign(Object.create({ title: "inherited" }), { readOnlyHint: true }), _meta: marked(), inputSchema: shared },
+    { name: "ann-own-class", annotations: Object.assign(Object.create({ inherited: 1 }), { title: "Own title" }), _meta: marked(), inputSchema: shared },
+    { name: "ann-json", annotations: { title: { toJSON: () => "From toJSON" } }, _meta: marked(), inputSchema: shared },
+    { name: "ann-hidden", annotations: Object.defineProperty({}, "title", { value: "Not enumerable" }), _meta: marked(), inputSchema: shared },
+    { name: "ann-list", annotations: ["title"], _meta: marked(), inputSchema: shared },
+    { name: "ann-number-title", title: "", annotations: { title: 5 }, _meta: marked(), inputSchema: shared },
   );
   return [
     { tools },
