@@ -234,7 +234,7 @@ pub fn structure_snapshot<'a>(s: &'a Structure, name: &str) -> Result<Snapshot<'
     Ok(Snapshot {
         n_atoms: s.n_atoms(),
         n_bonds: s.bonds.len(),
-        positions: s.positions.iter().map(|&v| v as f32).collect(),
+        positions: megane_structure_scan::checks::to_f32(&s.positions),
         elements: Cow::Borrowed(&s.elements),
         bonds: Cow::Borrowed(s.bonds.as_flattened()),
         bond_orders: s.bond_orders.as_deref().map(Cow::Borrowed),
