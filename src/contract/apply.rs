@@ -71,7 +71,7 @@ pub struct Snapshot<'a> {
     pub atom_chain_ids: Option<Vec<u8>>,
     /// Per-atom labels: `RESNAME<resid>` when residue ids are given, else the residue name
     /// (built only when read).
-    pub labels: Option<Labels>,
+    pub labels: Option<Labels<'a>>,
     /// Sanitised document file name (no extension).
     pub file_name: String,
     /// Per-atom 0-based molecule index, kept.
@@ -234,7 +234,7 @@ pub fn structure_snapshot<'a>(s: &'a Structure, name: &str) -> Result<Snapshot<'
     Ok(Snapshot {
         n_atoms: s.n_atoms(),
         n_bonds: s.bonds.len(),
-        positions: s.positions.iter().map(|&v| v as f32).collect(),
+        positions: megane_structure_scan::checks::to_f32(&s.positions),
         elements: Cow::Borrowed(&s.elements),
         bonds: Cow::Borrowed(s.bonds.as_flattened()),
         bond_orders: s.bond_orders.as_deref().map(Cow::Borrowed),
@@ -271,17 +271,22 @@ fn chain_id_codes(chains: &[String]) -> Result<Vec<u8>, String> {
 /// §5.2 per-atom labels: `RESNAME<resid>` when residue ids exist, else the residue name. Kept as
 /// the residue names (a small table and one index per atom) and ids; the strings are built only
 /// when asked for (`labels[i]`, [`Labels::to_vec`], serialisation), once, so a consumer that does
-/// not read them (or builds them elsewhere, as the JavaScript snapshot does) pays nothing.
+/// not read them (or builds them elsewhere, as the JavaScript snapshot does) pays nothing. A
+/// snapshot's labels borrow the structure's columns (issue 10: not copied while a result is
+/// handed to JavaScript).
 #[derive(Debug, Clone)]
-pub struct Labels {
-    names: StringColumn,
-    ids: Option<Vec<i64>>,
+pub struct Labels<'a> {
+    names: Cow<'a, StringColumn>,
+    ids: Option<Cow<'a, [i64]>>,
     built: OnceLock<Vec<String>>,
 }
 
-impl Labels {
+impl<'a> Labels<'a> {
     /// Labels from per-atom residue names and, optionally, residue ids of the same length.
-    pub fn new(names: StringColumn, ids: Option<Vec<i64>>) -> Result<Labels, String> {
+    pub fn new(
+        names: Cow<'a, StringColumn>,
+        ids: Option<Cow<'a, [i64]>>,
+    ) -> Result<Labels<'a>, String> {
         if let Some(ids) = &ids {
             if ids.len() != names.len() {
                 return Err(format!(
@@ -333,7 +338,7 @@ impl Labels {
             Some(ids) => self
                 .names
                 .iter()
-                .zip(ids)
+                .zip(ids.iter())
                 .map(|(name, id)| format!("{name}{id}"))
                 .collect(),
             None => self.names.to_vec(),
@@ -346,7 +351,7 @@ impl Labels {
     }
 }
 
-impl Index<usize> for Labels {
+impl Index<usize> for Labels<'_> {
     type Output = String;
     fn index(&self, i: usize) -> &String {
         &self.as_slice()[i]
@@ -354,14 +359,14 @@ impl Index<usize> for Labels {
 }
 
 /// Equal when made of the same residue names and ids.
-impl PartialEq for Labels {
-    fn eq(&self, other: &Labels) -> bool {
+impl PartialEq for Labels<'_> {
+    fn eq(&self, other: &Labels<'_>) -> bool {
         self.names == other.names && self.ids == other.ids
     }
 }
 
 /// Serialises as an array of strings.
-impl Serialize for Labels {
+impl Serialize for Labels<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.as_slice())
     }
@@ -369,9 +374,13 @@ impl Serialize for Labels {
 
 /// §5.2: the per-atom labels of a structure (`RESNAME<resid>`, else the residue name), or `None`
 /// when it has no residue names. Lengths are those of a validated structure.
-pub fn residue_labels(structure: &Structure) -> Option<Labels> {
-    let names = structure.residue_names.clone()?;
-    Labels::new(names, structure.residue_ids.clone()).ok()
+pub fn residue_labels(structure: &Structure) -> Option<Labels<'_>> {
+    let names = structure.residue_names.as_ref()?;
+    Labels::new(
+        Cow::Borrowed(names),
+        structure.residue_ids.as_deref().map(Cow::Borrowed),
+    )
+    .ok()
 }
 
 /// §5: the file name for a result name: `[A-Za-z0-9._-]` only, ≤ 64 characters, else `result`.
@@ -703,8 +712,8 @@ mod tests {
     fn labels_are_built_on_demand_from_names_and_ids() {
         let names: StringColumn = ["HOH", "HOH", "NA"].into_iter().collect();
         let labels = Labels {
-            names: names.clone(),
-            ids: Some(vec![1, 1, -9_000_000_000]),
+            names: Cow::Owned(names.clone()),
+            ids: Some(Cow::Owned(vec![1, 1, -9_000_000_000])),
             built: OnceLock::new(),
         };
         assert_eq!(labels.get(2).as_deref(), Some("NA-9000000000"));
@@ -717,13 +726,29 @@ mod tests {
             serde_json::json!(["HOH1", "HOH1", "NA-9000000000"])
         );
         let plain = Labels {
-            names,
+            names: Cow::Owned(names),
             ids: None,
             built: OnceLock::new(),
         };
         assert_eq!(plain.to_vec(), ["HOH", "HOH", "NA"]);
         assert_ne!(plain, labels);
         assert_eq!(plain.clone(), plain);
+    }
+
+    #[test]
+    fn snapshot_labels_borrow_the_structure_columns() {
+        let s = Structure {
+            elements: vec![8, 1],
+            positions: vec![0.0; 6],
+            residue_names: Some(["HOH", "HOH"].into_iter().collect()),
+            residue_ids: Some(vec![4, 4]),
+            ..Structure::default()
+        };
+        let snapshot = structure_snapshot(&s, "water").unwrap();
+        let labels = snapshot.labels.expect("labels");
+        assert!(matches!(labels.names, Cow::Borrowed(_)));
+        assert!(matches!(labels.ids, Some(Cow::Borrowed(_))));
+        assert_eq!(labels.to_vec(), ["HOH4", "HOH4"]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Index;
 
-use megane_structure_scan::CallScan;
+use megane_structure_scan::{checks, CallScan};
 
 use super::text::excerpt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -96,11 +96,7 @@ impl Structure {
                 "structure.elements: {n} atoms; Builder accepts at most {MAX_ATOMS} per result"
             ));
         }
-        match self
-            .elements
-            .iter()
-            .position(|&z| z == 0 || z > MAX_ELEMENT)
-        {
+        match checks::first_outside_u8(&self.elements, 1, MAX_ELEMENT) {
             Some(i) => Err(format!(
                 "structure.elements[{i}]: {} is not an atomic number (1–118)",
                 self.elements[i]
@@ -118,7 +114,7 @@ impl Structure {
                 3 * n
             ));
         }
-        match self.positions.iter().position(|v| !v.is_finite()) {
+        match checks::first_not_finite(&self.positions) {
             Some(i) => Err(format!("structure.positions[{i}]: not a finite number")),
             None => Ok(()),
         }
@@ -136,63 +132,28 @@ impl Structure {
 
     fn validate_bonds(&self) -> Result<(), String> {
         let n = self.n_atoms();
-        for (k, &[a, b]) in self.bonds.iter().enumerate() {
-            for atom in [a, b] {
-                if atom as usize >= n {
-                    return Err(format!(
-                        "structure.bonds[{k}]: atom {atom} is out of range ({n} atoms)"
-                    ));
-                }
+        if let Some(k) = checks::first_bad_bond(&self.bonds, n) {
+            let [a, b] = self.bonds[k];
+            if let Some(atom) = [a, b].into_iter().find(|&atom| atom as usize >= n) {
+                return Err(format!(
+                    "structure.bonds[{k}]: atom {atom} is out of range ({n} atoms)"
+                ));
             }
-            if a == b {
-                return Err(format!("structure.bonds[{k}]: bonds atom {a} to itself"));
-            }
+            return Err(format!("structure.bonds[{k}]: bonds atom {a} to itself"));
         }
-        self.validate_no_duplicate_bond()
-    }
-
-    /// Duplicate check in O(N + B): bonds are bucketed by their lower atom (a counting sort that
-    /// keeps bond order within a bucket), then each bucket, usually a handful of bonds, is sorted
-    /// by `(higher atom, bond index)`. Reports the same pair a full sort of `(min, max, index)`
-    /// keys would: the lowest duplicated atom pair, with its two lowest bond indices. Needs the
-    /// range and self-bond checks of [`Self::validate_bonds`] first.
-    fn validate_no_duplicate_bond(&self) -> Result<(), String> {
-        let n = self.n_atoms();
-        if self.bonds.len() < 2 {
-            return Ok(());
+        // The lowest duplicated atom pair, with its two lowest bond indices (O(N + B), in the
+        // scanner crate at opt-level 3).
+        match checks::first_repeated_bond(&self.bonds, n) {
+            Some(checks::Repeat {
+                lo,
+                hi,
+                earlier,
+                later,
+            }) => Err(format!(
+                "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {lo} and {hi})"
+            )),
+            None => Ok(()),
         }
-        // start[lo]..start[lo + 1] is the bucket of bonds whose lower atom is lo.
-        let mut start = vec![0usize; n + 1];
-        for &[a, b] in &self.bonds {
-            start[a.min(b) as usize + 1] += 1;
-        }
-        for lo in 0..n {
-            start[lo + 1] += start[lo];
-        }
-        let mut next = start.clone();
-        let mut slots = vec![(0u32, 0usize); self.bonds.len()];
-        for (k, &[a, b]) in self.bonds.iter().enumerate() {
-            let lo = a.min(b) as usize;
-            slots[next[lo]] = (a.max(b), k);
-            next[lo] += 1;
-        }
-        for lo in 0..n {
-            let bucket = &mut slots[start[lo]..start[lo + 1]];
-            if bucket.len() < 2 {
-                continue;
-            }
-            bucket.sort_unstable();
-            for pair in bucket.windows(2) {
-                if let [(hi, earlier), (other_hi, later)] = *pair {
-                    if hi == other_hi {
-                        return Err(format!(
-                            "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {lo} and {hi})"
-                        ));
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 
     fn validate_bond_orders(&self) -> Result<(), String> {
@@ -206,7 +167,7 @@ impl Structure {
                 self.bonds.len()
             ));
         }
-        match orders.iter().position(|&o| !(1..=4).contains(&o)) {
+        match checks::first_outside_u8(orders, 1, 4) {
             Some(k) => Err(format!(
                 "structure.bondOrders[{k}]: {} is not a bond order (1, 2, 3 or 4)",
                 orders[k]
@@ -228,10 +189,7 @@ impl Structure {
             // A JavaScript number holds integers exactly only up to 2^53 − 1; Builder's labels and
             // the plan's residueIds are JavaScript numbers.
             const MAX_SAFE: i64 = (1 << 53) - 1;
-            if let Some(i) = ids
-                .iter()
-                .position(|id| !(-MAX_SAFE..=MAX_SAFE).contains(id))
-            {
+            if let Some(i) = checks::first_outside_i64(ids, -MAX_SAFE, MAX_SAFE) {
                 return Err(format!(
                     "structure.residueIds[{i}]: {} is beyond ±(2^53 − 1), which JavaScript cannot hold exactly",
                     ids[i]
@@ -273,7 +231,7 @@ impl Structure {
                     values.len()
                 ));
             }
-            if let Some(i) = values.iter().position(|v| !v.is_finite()) {
+            if let Some(i) = checks::first_not_finite(values) {
                 return Err(format!(
                     "structure.scalars.{shown}[{i}]: not a finite number"
                 ));

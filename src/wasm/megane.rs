@@ -108,7 +108,11 @@ pub fn builder_residue_labels(
     let Some(names) = channels.residue_names else {
         return Ok(JsValue::NULL);
     };
-    let labels = Labels::new(names.into(), channels.residue_ids).map_err(|e| JsError::new(&e))?;
+    let labels = Labels::new(
+        std::borrow::Cow::Owned(names.into()),
+        channels.residue_ids.map(std::borrow::Cow::Owned),
+    )
+    .map_err(|e| JsError::new(&e))?;
     Ok(string_array(labels.as_slice()).into())
 }
 

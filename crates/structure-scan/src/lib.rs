@@ -24,6 +24,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+pub mod checks;
 mod stream;
 pub use stream::{scan_call_in_pieces, CallStream, Streamed};
 
