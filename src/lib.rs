@@ -6,7 +6,7 @@
 //!   provenance) on plain Rust types. No I/O.
 //! - [`mcp`]: a sans-I/O MCP Streamable HTTP client core, plus the fetch transport on wasm32.
 //! - [`pack`]: the rigid-molecule packing core (the crate `megane-pack`, `crates/pack`, re-exported
-//!   here; a crate of its own so the page build compiles it at opt-level 3).
+//!   here; a crate of its own so the page build compiles it at opt-level 2).
 //! - [`offline`]: the in-page `liquid_box` and `solvate` tools built on [`pack`].
 //! - [`wasm`] (wasm32 only): the JavaScript API, thin wrappers over the above.
 
