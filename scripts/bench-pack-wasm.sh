@@ -34,6 +34,11 @@ echo "== load: $(uptime)"
 echo "== small cases: ${PACK_WASM_WARMUP:-100} untimed warm-up calls, then the median of ${PACK_WASM_REPEAT:-51} timed calls"
 echo "== ours in wasm (Chromium) -> $out"
 node benches/pack_wasm/run.mjs "$out" "$cases" "$seeds" | tee "$out/ours.jsonl"
+if [ -n "${BASE_PKG:-}" ]; then
+  echo "== base build ($BASE_PKG) in wasm (Chromium)"
+  mkdir -p "$out/base"
+  PACK_WASM_PKG="$BASE_PKG" node benches/pack_wasm/run.mjs "$out/base" "$cases" "$seeds" | tee "$out/base.jsonl"
+fi
 
 if [ "${SKIP_PACKMOL:-0}" != 1 ]; then
   pm_bin="$("$py" -c 'from packmol.cli import get_binary_path; print(get_binary_path())' 2>/dev/null || true)"
@@ -56,26 +61,28 @@ import json, os, statistics, subprocess, sys
 out, shared = sys.argv[1], sys.argv[2]
 checker = os.path.join(shared, "tools", "check_packing.py")
 doc = os.path.join(shared, "fixtures", "packed", "solvate_caffeine_box40.document.json")
-ours = {}
-spread = {}
-for line in open(os.path.join(out, "ours.jsonl")):
-    r = json.loads(line)
-    if "error" in r:
-        print("ours failed:", r); continue
-    args = [sys.executable, checker, r["file"], "--tolerance", "2.0", "--json"]
-    if r["case"] == "e":
-        args += ["--fixed", doc]
-    elif r.get("fixed"):
-        args += ["--fixed", r["fixed"]]
-    p = subprocess.run(args, capture_output=True, text=True)
-    try:
-        c = json.loads(p.stdout)
-    except Exception:
-        c = {"raw": (p.stdout + p.stderr)[-300:]}
-    ok = c.get("pairs_below_tolerance") == 0 and c.get("non_rigid_molecules", 1) == 0
-    ours.setdefault((r["case"], r["threads"]), []).append((r["ms"] / 1000, ok, c.get("min_intermolecular_distance"), r["atoms"]))
-    if r.get("repeat", 1) > 1:
-        spread[(r["case"], r["threads"])] = (r["p10"] / 1000, r["p90"] / 1000, r["warmup"], r["repeat"])
+def read_ours(name):
+    """A run.mjs output file -> ({(case, threads): [(s, ok, min d, atoms)]}, {(case, threads): spread})."""
+    ours, spread = {}, {}
+    for line in open(os.path.join(out, name)):
+        r = json.loads(line)
+        if "error" in r:
+            print(name, "failed:", r); continue
+        args = [sys.executable, checker, r["file"], "--tolerance", "2.0", "--json"]
+        if r["case"] == "e":
+            args += ["--fixed", doc]
+        elif r.get("fixed"):
+            args += ["--fixed", r["fixed"]]
+        p = subprocess.run(args, capture_output=True, text=True)
+        try:
+            c = json.loads(p.stdout)
+        except Exception:
+            c = {"raw": (p.stdout + p.stderr)[-300:]}
+        ok = c.get("pairs_below_tolerance") == 0 and c.get("non_rigid_molecules", 1) == 0
+        ours.setdefault((r["case"], r["threads"]), []).append((r["ms"] / 1000, ok, c.get("min_intermolecular_distance"), r["atoms"]))
+        if r.get("repeat", 1) > 1:
+            spread[(r["case"], r["threads"])] = (r["p10"] / 1000, r["p90"] / 1000, r["warmup"], r["repeat"])
+    return ours, spread
 pm = {}
 path = os.path.join(out, "packmol", "results.jsonl")
 # packmol's CPU time: /usr/bin/time's user seconds on the baseline cases (10 ms ticks); on the small
@@ -93,24 +100,28 @@ if os.path.exists(path):
         user, wall = r.get("user_s", float("nan")), r.get("wall_s", float("nan"))
         pm.setdefault(r["case"], []).append((user, wall, ok))
 med = lambda v: statistics.median(v) if v else float("nan")
-print("\n| case | atoms | wasm 1 thread s | wasm 2 threads s | packmol CPU s | packmol wall s | packmol CPU / wasm 1t | packmol wall / wasm 1t | packmol CPU / wasm 2t | quality (ours 1t; 2t; packmol) |")
-print("|---|---|---|---|---|---|---|---|---|---|")
-for case in sorted({k[0] for k in ours}, key=lambda c: (len(c) > 1, c)):
-    one, two, p = ours.get((case, 1), []), ours.get((case, 2), []), pm.get(case, [])
-    t1, t2 = med([x[0] for x in one]), med([x[0] for x in two])
-    if case in ru:
-        cpu, wall, mark = med([x[0] for x in ru[case]]), med([x[1] for x in ru[case]]), "†"
-    else:
-        cpu, wall, mark = med([x[0] for x in p]), med([x[1] for x in p]), ""
-    q = lambda v: f"{sum(1 for x in v if x[1])}/{len(v)} pass" + (f", min d {min(x[2] for x in v if x[2] is not None):.3f}" if v and v[0][2] is not None else "")
-    qp = f"{sum(1 for x in p if x[2])}/{len(p)} pass" if p else "-"
-    atoms = one[0][3] if one else (two[0][3] if two else "-")
-    print(f"| {case} | {atoms} | {t1:.5f} | {t2:.5f} | {cpu:.5f}{mark} | {wall:.5f}{mark} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {q(one)}; {q(two)}; {qp} |")
-print("\n(† packmol's median over repeated runs of user + system CPU time from the reaped process's rusage, and spawn-to-reap"
-      " wall time (packmol_small.py); otherwise /usr/bin/time's user and wall seconds, 10 ms ticks. Small cases: ours is"
-      " the median of repeated calls through the Worker after warm-up calls (below), so it includes the Worker round trip; one thread, so its wall"
-      " time bounds its CPU time.)")
-for (case, threads), (p10, p90, warmup, repeat) in sorted(spread.items()):
-    print(f"{case} wasm {threads}t: median of {repeat} calls after {warmup} warm-up calls; p10 {p10:.5f} s, p90 {p90:.5f} s")
+def table(label, ours, spread):
+    print(f"\n{label}\n| case | atoms | wasm 1 thread s | wasm 2 threads s | packmol CPU s | packmol wall s | packmol CPU / wasm 1t | packmol wall / wasm 1t | packmol CPU / wasm 2t | quality (ours 1t; 2t; packmol) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for case in sorted({k[0] for k in ours}, key=lambda c: (len(c) > 1, c)):
+        one, two, p = ours.get((case, 1), []), ours.get((case, 2), []), pm.get(case, [])
+        t1, t2 = med([x[0] for x in one]), med([x[0] for x in two])
+        if case in ru:
+            cpu, wall, mark = med([x[0] for x in ru[case]]), med([x[1] for x in ru[case]]), "†"
+        else:
+            cpu, wall, mark = med([x[0] for x in p]), med([x[1] for x in p]), ""
+        q = lambda v: f"{sum(1 for x in v if x[1])}/{len(v)} pass" + (f", min d {min(x[2] for x in v if x[2] is not None):.3f}" if v and v[0][2] is not None else "")
+        qp = f"{sum(1 for x in p if x[2])}/{len(p)} pass" if p else "-"
+        atoms = one[0][3] if one else (two[0][3] if two else "-")
+        print(f"| {case} | {atoms} | {t1:.5f} | {t2:.5f} | {cpu:.5f}{mark} | {wall:.5f}{mark} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {q(one)}; {q(two)}; {qp} |")
+    print("\n(† packmol's median over repeated runs of user + system CPU time from the reaped process's rusage, and spawn-to-reap"
+          " wall time (packmol_small.py); otherwise /usr/bin/time's user and wall seconds, 10 ms ticks. Small cases: ours is"
+          " the median of repeated offlineTools().call calls after warm-up calls (below), so it includes the Worker round trip; one thread, so its wall"
+          " time bounds its CPU time.)")
+    for (case, threads), (p10, p90, warmup, repeat) in sorted(spread.items()):
+        print(f"{case} wasm {threads}t: median of {repeat} calls after {warmup} warm-up calls; p10 {p10:.5f} s, p90 {p90:.5f} s")
+table("ours (this tree's pkg/)", *read_ours("ours.jsonl"))
+if os.path.exists(os.path.join(out, "base.jsonl")):
+    table(f"base ({os.environ.get('BASE_PKG')})", *read_ours("base.jsonl"))
 print("load average:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
 PY

@@ -8,6 +8,8 @@
 // are reported as the spread. Other cases: one warm-up call, one timed call. Each structure is written to OUT/<case>-<threads>t-s<seed>.json for
 // check_packing.py (a solvate's document to OUT/<case>-fixed.json). Prints JSON lines
 // {case, threads, atoms, ms, file, fixed} on stdout. Usage: node run.mjs OUT CASES SEEDS
+// Env: PACK_WASM_PKG=DIR loads the package from DIR (relative to the repository; default pkg), e.g.
+// an older build of it, to measure both in the same run.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchBrowser, molblock, openPage, startServer, SHARED } from "../../tests/node/harness.mjs";
@@ -39,11 +41,11 @@ const threadCounts = (process.env.PACK_WASM_THREADS ?? "1,2").split(",").map(Num
 const server = await startServer();
 const browser = await launchBrowser();
 const page = await openPage(browser, `${server.url}/tests/node/pages/blank.html`);
-await page.evaluate(async () => {
-  window.offline = await import("/pkg/offline.js");
-  const pkg = await import("/pkg/megane_builder_client.js");
+await page.evaluate(async (dir) => {
+  window.offline = await import(`/${dir}/offline.js`);
+  const pkg = await import(`/${dir}/megane_builder_client.js`);
   await pkg.default();
-});
+}, process.env.PACK_WASM_PKG ?? "pkg");
 for (const threads of threadCounts) {
   for (const key of casesArg.split(",")) {
     for (const seed of seedsArg.split(",").map(Number)) {

@@ -25,7 +25,8 @@ export function offlineTools(options = {}) {
   }
   const threads = options.threads ?? "auto";
   const notices = [];
-  const status = { threads: null };
+  // `ready`: the current Worker has loaded the package (calls then skip the start-up wait).
+  const status = { threads: null, ready: false };
   let worker = null;
   let ready = null;
   let sequence = 0;
@@ -37,6 +38,7 @@ export function offlineTools(options = {}) {
     if (worker) worker.terminate();
     worker = null;
     ready = null;
+    status.ready = false;
   }
 
   function startWorker() {
@@ -49,6 +51,7 @@ export function offlineTools(options = {}) {
       const onMessage = (event) => {
         if (event.data?.type === "ready") {
           status.threads = event.data.threads;
+          status.ready = true;
           for (const n of event.data.notices ?? []) if (!notices.includes(n)) notices.push(n);
           cleanup();
           resolve();
@@ -89,19 +92,22 @@ export function offlineTools(options = {}) {
     const button = toolbox.buttons.find((b) => b.name === name);
     const cancelled = { ok: false, error: "Cancelled.", cancelled: true };
     if (signal?.aborted) return cancelled;
-    // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).
-    const aborted = new Promise((resolve) => signal?.addEventListener("abort", () => resolve(cancelled), { once: true }));
-    try {
-      const early = await Promise.race([(ready ?? startWorker()).then(() => null), aborted]);
-      if (early) {
+    // Only while the Worker starts: once it is ready, a call goes straight to it.
+    if (!status.ready) {
+      // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).
+      const aborted = new Promise((resolve) => signal?.addEventListener("abort", () => resolve(cancelled), { once: true }));
+      try {
+        const early = await Promise.race([(ready ?? startWorker()).then(() => null), aborted]);
+        if (early) {
+          stopWorker();
+          return early;
+        }
+      } catch (error) {
         stopWorker();
-        return early;
+        return { ok: false, error: `The offline tools could not start: ${error.message}` };
       }
-    } catch (error) {
-      stopWorker();
-      return { ok: false, error: `The offline tools could not start: ${error.message}` };
+      if (signal?.aborted) return cancelled;
     }
-    if (signal?.aborted) return cancelled;
     const id = ++sequence;
     const current = worker;
     // §6: the contract core's timeout (explicit timeoutMs capped at 30 min), reset by progress

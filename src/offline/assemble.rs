@@ -150,7 +150,12 @@ impl ToolResult {
         // after the one heartbeat a large result gives between its passes.
         if self.structure.n_atoms() <= ONE_PASS_ATOMS {
             beat();
-            return serde_json::to_vec(&wire).unwrap_or_default();
+            // Room for the whole result at once (about 60 B per atom and 1 KB of the rest).
+            let mut out = Vec::with_capacity(1024 + 64 * self.structure.n_atoms());
+            return match serde_json::to_writer(&mut out, &wire) {
+                Ok(()) => out,
+                Err(_) => Vec::new(),
+            };
         }
         let mut counter = Paced {
             out: None,

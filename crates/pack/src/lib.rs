@@ -331,6 +331,17 @@ impl Shown {
     }
 }
 
+/// Sorts indices with `cmp` (stable), every caller through one instance of the standard sort: a
+/// comparator behind `dyn` instead of one copy of the sort per closure (a few KB of the page
+/// package each).
+pub(crate) fn sort_indices(
+    v: &mut [usize],
+    mut cmp: impl FnMut(usize, usize) -> std::cmp::Ordering,
+) {
+    let cmp: &mut dyn FnMut(&usize, &usize) -> std::cmp::Ordering = &mut |a, b| cmp(*a, *b);
+    v.sort_by(cmp);
+}
+
 /// `50000` → `50 000`: a count as a chemist reads it (thin groups of three).
 pub fn grouped(n: usize) -> String {
     let digits = n.to_string();
@@ -355,7 +366,7 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng, beat: &dyn Fn()) {
     if bad.is_empty() {
         return;
     }
-    bad.sort_by(|&a, &b| {
+    sort_indices(&mut bad, |a, b| {
         sys.mol_penalty[b]
             .total_cmp(&sys.mol_penalty[a])
             .then(a.cmp(&b))

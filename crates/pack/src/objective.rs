@@ -169,18 +169,20 @@ impl System {
 
     /// Bounding radius (Å) of the median molecule (by count).
     fn median_radius(&self) -> f64 {
-        let mut by_radius: Vec<(f64, usize)> = (0..self.shape_radius.len())
-            .map(|k| (self.shape_radius[k], 0))
-            .collect();
+        let radius = &self.shape_radius;
+        let mut count = vec![0usize; radius.len()];
         for &k in &self.kind {
-            by_radius[k as usize].1 += 1;
+            count[k as usize] += 1;
         }
-        by_radius.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut order: Vec<usize> = (0..radius.len()).collect();
+        crate::sort_indices(&mut order, |a, b| {
+            radius[a].total_cmp(&radius[b]).then(a.cmp(&b))
+        });
         let mut seen = 0;
-        for (r, count) in by_radius {
-            seen += count;
+        for k in order {
+            seen += count[k];
             if 2 * seen >= self.n_mov {
-                return r;
+                return radius[k];
             }
         }
         0.0
