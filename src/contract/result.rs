@@ -18,6 +18,7 @@
 //! - `warnings` that are not strings are dropped; `warnings` that is not an array is an error.
 //! - `contract` is required (the tool's marker says which one the result must carry).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -26,11 +27,12 @@ use serde_json::{Map, Number, Value};
 
 use super::marker::{Marker, SUPPORTED_CONTRACTS};
 use super::structure::{
-    at_path, read_placed, scanned_or_exact, without_position, Int, ListSeed, Nullable, Skip,
-    Structure, Text, SPLICE_MARK,
+    at_path, read_placed, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
+    SPLICE_MARK,
 };
 use super::text::{excerpt, one_line};
-use crate::mcp::sse::{SseDecoder, SseEvent};
+use crate::mcp::sse::{DataTap, SseDecoder, SseEvent};
+use megane_structure_scan::{CallStream, Streamed};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
 /// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
@@ -134,7 +136,106 @@ pub fn interpret_call_bytes(
     bytes: &[u8],
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
-    interpret_bytes(Some(tool_name), Some(marker.contract), bytes, limits)
+    interpret_bytes(Some(tool_name), Some(marker.contract), &bytes, limits)
+}
+
+/// [`interpret_call_bytes`] on a body handed in pieces (issue 10: `interpretCall` on the
+/// JavaScript bytes, copied into wasm memory one piece at a time): the pieces go to the resumable
+/// Structure scan the remote call uses (`CallStream`; SSE-framed, each event's data through the
+/// decoder's [`DataTap`]), so a result the scan reads is never whole in wasm memory; any other
+/// body is asked for whole ([`BodyPieces::whole`]) and read as [`interpret_call_bytes`] reads it.
+/// Same outcome, every refusal word for word, as [`interpret_call_bytes`] on the whole body.
+pub fn interpret_call_pieces(
+    tool_name: &str,
+    marker: &Marker,
+    body: &dyn BodyPieces,
+    limits: &ResultLimits,
+) -> Result<Interpreted, String> {
+    interpret_bytes(Some(tool_name), Some(marker.contract), body, limits)
+}
+
+/// A response body handed in pieces, in order ([`interpret_call_pieces`]).
+pub trait BodyPieces {
+    /// The body's length in bytes.
+    fn total(&self) -> usize;
+    /// Hands the body to `each`, piece by piece, in order.
+    fn each_piece(&self, each: &mut dyn FnMut(&[u8]));
+    /// The whole body, for the exact reader (when the scan did not read the result).
+    fn whole(&self) -> Cow<'_, [u8]>;
+}
+
+/// Bytes in wasm memory: handed in pieces of 256 KiB (the scan then holds a unit, not a copy).
+impl BodyPieces for &[u8] {
+    fn total(&self) -> usize {
+        self.len()
+    }
+    fn each_piece(&self, each: &mut dyn FnMut(&[u8])) {
+        self.chunks(256 * 1024).for_each(each);
+    }
+    fn whole(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(self)
+    }
+}
+
+/// The Structure scan of a body in pieces: of the body (JSON), or of the data of its last event
+/// when that is a `message` event (SSE-framed, told from the first piece as [`sse_message`] tells
+/// it from the body; the data is not kept). `None` when the first piece cannot tell the framing
+/// or the decoder stops: the caller reads the whole body.
+fn scan_pieces(body: &dyn BodyPieces, limits: &ResultLimits) -> Option<CallStream> {
+    let mut framed = None;
+    let mut stream = CallStream::new();
+    let mut decoder = SseDecoder::new(limits.max_bytes);
+    let (mut tap, mut events, mut last_message, mut fine) =
+        (LastEventScan::default(), Vec::new(), false, true);
+    body.each_piece(&mut |piece| {
+        // Told by the first piece only; a BOM cut in it would make a JSON body look framed.
+        let told = framed.get_or_insert_with(|| {
+            (piece.len() >= 3 || !BOM.starts_with(piece) || piece.len() == body.total())
+                .then(|| first_byte(piece).map(|b| !matches!(b, b'{' | b'[')))
+                .flatten()
+        });
+        match told {
+            Some(false) => stream.feed(piece),
+            Some(true) if fine => {
+                fine = decoder.feed_tapped(piece, &mut events, &mut tap).is_ok();
+                if let Some(e) = events.pop() {
+                    last_message = e.is_message();
+                    events.clear();
+                }
+            }
+            _ => {}
+        }
+    });
+    match framed.flatten()? {
+        false => Some(stream),
+        true => {
+            fine = fine && decoder.finish_tapped(&mut events, &mut tap).is_ok();
+            if let Some(e) = events.pop() {
+                last_message = e.is_message();
+            }
+            tap.last.filter(|_| fine && last_message)
+        }
+    }
+}
+
+/// The scan of each SSE event's data as it comes, keeping that of the last dispatched event (the
+/// data itself is not kept: the body is asked for whole when the scan does not read it).
+#[derive(Default)]
+struct LastEventScan {
+    current: CallStream,
+    last: Option<CallStream>,
+}
+
+impl DataTap for LastEventScan {
+    fn data(&mut self, bytes: &[u8]) {
+        self.current.feed(bytes);
+    }
+    fn end_event(&mut self, dispatched: bool) {
+        let stream = std::mem::take(&mut self.current);
+        if dispatched {
+            self.last = Some(stream);
+        }
+    }
 }
 
 /// [`interpret_unmarked_value`] on a response body (JSON or SSE-framed), capped like
@@ -143,7 +244,7 @@ pub fn interpret_unmarked_bytes(
     bytes: &[u8],
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
-    interpret_bytes(None, None, bytes, limits)
+    interpret_bytes(None, None, &bytes, limits)
 }
 
 /// An ordinary MCP tool's result (a tool without the Builder marker).
@@ -226,9 +327,46 @@ fn plain_call(value: Value) -> Result<Value, String> {
     Ok(Value::Object(object))
 }
 
-/// The one bytes path: cap, SSE framing, then the typed reader (no `Value` tree; the Structure
-/// by the scanner, with the serde visitor's exact error when refused: [`scanned_or_exact`]).
+/// The one bytes path: the cap, then the resumable Structure scan on the body's pieces (JSON, or
+/// the last event's data of an SSE-framed body: [`scan_pieces`]) and the exact reader on the rest
+/// with the Structure in place ([`read_with`]); any body the scan does not read (declined, none,
+/// refused after) is read whole by [`read_whole`], whose outcome it is in every case (the scanner
+/// accepts only text the serde visitor reads to the same values: `scan_differential.rs`). No
+/// `Value` tree.
 fn interpret_bytes(
+    tool_name: Option<&str>,
+    contract: Option<u64>,
+    body: &dyn BodyPieces,
+    limits: &ResultLimits,
+) -> Result<Interpreted, String> {
+    check_result_size(body.total(), limits)?;
+    if let Some(Streamed::Read {
+        structure, rest, ..
+    }) = scan_pieces(body, limits).map(|s| s.finish(SPLICE_MARK.as_bytes()))
+    {
+        if let Ok(done) = read_with(tool_name, contract, &rest, *structure) {
+            return Ok(done);
+        }
+    }
+    read_whole(tool_name, contract, &body.whole(), limits)
+}
+
+/// The exact reader on `rest`, a result with the placeholder where the Structure's text stood,
+/// taking `structure` (read by the scan) there ([`read_placed`]). An `Ok` is the exact reader's
+/// outcome on the whole result: it met the placeholder where it reads a Structure, and the scanner
+/// accepts only text the visitor reads to the same values.
+fn read_with(
+    tool_name: Option<&str>,
+    contract: Option<u64>,
+    rest: &[u8],
+    structure: megane_structure_scan::Scanned,
+) -> Result<Interpreted, String> {
+    read_placed(rest, structure, |rest| read_call(tool_name, contract, rest))
+}
+
+/// The exact reader on a whole body: the cap, the SSE framing ([`sse_message`]), then the serde
+/// visitor for everything, every refusal its one-line error.
+fn read_whole(
     tool_name: Option<&str>,
     contract: Option<u64>,
     bytes: &[u8],
@@ -237,7 +375,7 @@ fn interpret_bytes(
     check_result_size(bytes.len(), limits)?;
     let unframed = sse_message(bytes, limits)?;
     let bytes = unframed.as_deref().map_or(bytes, str::as_bytes);
-    scanned_or_exact(bytes, |body| read_call(tool_name, contract, body))
+    read_call(tool_name, contract, bytes)
 }
 
 /// [`interpret_call_bytes`] on a remote call's result whose §5.1 Structure was read while the
@@ -261,14 +399,11 @@ pub fn interpret_call_prescanned(
     } = prescanned;
     let whole = text.len().saturating_sub(SPLICE_MARK.len()) + structure_len;
     check_result_size(whole, limits)?;
-    let contract = Some(marker.contract);
-    read_placed(text, *structure, |rest| {
-        read_call(Some(tool_name), contract, rest)
-    })
+    read_with(Some(tool_name), Some(marker.contract), text, *structure)
 }
 
-/// Reads and interprets an unframed response body; the Structure reader is chosen by
-/// [`scanned_or_exact`].
+/// Reads and interprets an unframed response body; the Structure reader is chosen by the mode
+/// ([`read_whole`]: the serde visitor; [`read_placed`]: the Structure read by the scan).
 fn read_call(
     tool_name: Option<&str>,
     contract: Option<u64>,
@@ -495,8 +630,7 @@ fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<Chec
 /// response comes after any progress notifications). `None`: not SSE-framed (or no message
 /// event in it), so the bytes are read as JSON and a bad body gets the JSON error.
 fn sse_message(bytes: &[u8], limits: &ResultLimits) -> Result<Option<String>, String> {
-    let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-    match body.iter().find(|b| !b.is_ascii_whitespace()) {
+    match first_byte(bytes) {
         None | Some(b'{') | Some(b'[') => return Ok(None),
         Some(_) => {}
     }
@@ -512,6 +646,16 @@ fn sse_message(bytes: &[u8], limits: &ResultLimits) -> Result<Option<String>, St
         .find(SseEvent::carries_message)
         .map(|e| e.data))
 }
+
+/// The first byte of a body after a BOM and white space: `{` or `[` is JSON, anything else an
+/// SSE framing ([`sse_message`]).
+fn first_byte(bytes: &[u8]) -> Option<u8> {
+    let body = bytes.strip_prefix(&BOM).unwrap_or(bytes);
+    body.iter().copied().find(|b| !b.is_ascii_whitespace())
+}
+
+/// A UTF-8 byte order mark.
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 /// §9/§5.1: the one byte cap on a result, checked before parsing on every path.
 pub fn check_result_size(len: usize, limits: &ResultLimits) -> Result<(), String> {

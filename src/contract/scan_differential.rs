@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::value::RawValue;
 
 use super::super::structure::{with_scan, Structure};
-use super::{interpret_bytes, read_call, Interpreted, ResultLimits};
+use super::{interpret_bytes, read_call, read_whole, BodyPieces, Interpreted, ResultLimits};
 
 /// Every f64 of a Structure as bits (`PartialEq` on f64 says −0.0 == 0.0).
 fn float_bits(s: &Structure) -> Vec<u64> {
@@ -33,7 +33,7 @@ fn check_body(body: &[u8], what: &str) -> bool {
     let limits = ResultLimits::default();
     let exact = with_scan(false, || read_call(None, None, body));
     let scanned = with_scan(true, || read_call(None, None, body));
-    let public = interpret_bytes(None, None, body, &limits);
+    let public = interpret_bytes(None, None, &body, &limits);
     if let Ok(fast) = &scanned {
         match &exact {
             Ok(slow) => assert!(same(fast, slow), "{what}: scanner and visitor differ"),
@@ -64,12 +64,78 @@ fn check_body(body: &[u8], what: &str) -> bool {
         );
     }
     same_in_every_split(body, what);
+    same_in_pieces(body, &read_whole(None, None, body, &limits), what);
+    // SSE-framed (a progress event first, each line of the body a data line): as the body.
+    let mut framed =
+        b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\n"
+            .to_vec();
+    for line in body.split(|&b| b == b'\n') {
+        framed.extend_from_slice(b"data: ");
+        framed.extend_from_slice(line);
+        framed.push(b'\n');
+    }
+    framed.push(b'\n');
+    if !body.starts_with(b"event:") && !body.starts_with(b"data:") {
+        let sse = read_whole(None, None, &framed, &limits);
+        same_in_pieces(&framed, &sse, what);
+    }
     scanned.is_ok()
         || scanned_s.is_ok()
         || matches!(
             megane_structure_scan::scan_call(body),
             megane_structure_scan::CallScan::Read(..)
         )
+}
+
+/// A body handed in pieces of the given lengths (in turn), counting the times it is asked whole.
+pub(super) struct Split<'a> {
+    pub body: &'a [u8],
+    pub lengths: &'a [usize],
+    pub asked_whole: std::cell::Cell<usize>,
+}
+
+impl BodyPieces for Split<'_> {
+    fn total(&self) -> usize {
+        self.body.len()
+    }
+    fn each_piece(&self, each: &mut dyn FnMut(&[u8])) {
+        let (mut at, mut k) = (0, 0);
+        while at < self.body.len() {
+            let end = self
+                .body
+                .len()
+                .min(at + self.lengths[k % self.lengths.len()].max(1));
+            each(&self.body[at..end]);
+            (at, k) = (end, k + 1);
+        }
+    }
+    fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
+        self.asked_whole.set(self.asked_whole.get() + 1);
+        self.body.into()
+    }
+}
+
+/// The bytes path on the body in pieces (`interpretCall` on JavaScript bytes: sizes 2, 7, 4 KiB,
+/// 64 KiB and one piece) gives `whole`, the exact reader's outcome on the whole body, refusals
+/// word for word.
+fn same_in_pieces(body: &[u8], whole: &Result<Interpreted, String>, what: &str) {
+    let limits = ResultLimits::default();
+    for lengths in [&[2][..], &[7], &[4096, 3], &[64 * 1024], &[usize::MAX]] {
+        if lengths[0] < 7 && body.len() > 200_000 {
+            continue;
+        }
+        let split = Split {
+            body,
+            lengths,
+            asked_whole: Default::default(),
+        };
+        let pieces = interpret_bytes(None, None, &split, &limits);
+        match (&pieces, whole) {
+            (Ok(a), Ok(b)) => assert!(same(a, b), "{what}: pieces of {lengths:?} differ"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "{what}: pieces of {lengths:?}"),
+            (a, b) => panic!("{what}: pieces of {lengths:?} give {a:?}, whole {b:?}"),
+        }
+    }
 }
 
 /// A call scan's outcome as text (`Debug` of f64 tells −0.0 from 0.0).
@@ -385,8 +451,8 @@ fn hostile_shapes_are_read_or_refused_as_the_visitor_does() {
     let json = wrap(&format!("{{{base}}}"));
     let sse = format!("event: message\ndata: {json}\n\n");
     let limits = ResultLimits::default();
-    let a = interpret_bytes(None, None, sse.as_bytes(), &limits).unwrap();
-    let b = interpret_bytes(None, None, json.as_bytes(), &limits).unwrap();
+    let a = interpret_bytes(None, None, &sse.as_bytes(), &limits).unwrap();
+    let b = interpret_bytes(None, None, &json.as_bytes(), &limits).unwrap();
     assert!(same(&a, &b));
     // A BuilderResult in a text item (no structuredContent) takes the same reader.
     let text = serde_json::json!({"content": [{"type": "text", "text":
@@ -452,7 +518,7 @@ fn the_structure_read_in_place_stands_only_where_serde_reads_a_structure() {
             megane_structure_scan::CallScan::Read(..)
         ));
         let exact = with_scan(false, || read_call(None, None, body.as_bytes()));
-        let public = interpret_bytes(None, None, body.as_bytes(), &limits);
+        let public = interpret_bytes(None, None, &body.as_bytes(), &limits);
         match (&public, &exact) {
             (Ok(a), Ok(b)) => assert!(same(a, b), "{body}"),
             (Err(a), Err(b)) => assert_eq!(a, b, "{body}"),
@@ -460,4 +526,79 @@ fn the_structure_read_in_place_stands_only_where_serde_reads_a_structure() {
         }
     }
     assert!(located >= 15, "{located}");
+}
+
+/// The bytes path in pieces (issue 10, `interpretCall` on JavaScript bytes): a result whose
+/// Structure the scan reads is never asked for whole, JSON or SSE-framed (after progress events,
+/// a BOM, split anywhere), and reads as the whole body does; one the scan declines, or an SSE body
+/// whose last event is not a message, is read whole, with the same outcome.
+#[test]
+fn a_body_the_scan_reads_is_never_asked_for_whole() {
+    let atoms = 3000;
+    let result = |names: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{"type":"text","text":"placed"}}],"structuredContent":{{"contract":1,"name":"box","structure":{{"elements":[{}],"positions":[{}],"cell":null,"bonds":[[0,1]],"residueNames":[{}]}}}}}}}}"#,
+            vec!["8"; atoms].join(","),
+            vec!["1.25"; 3 * atoms].join(","),
+            vec![names; atoms].join(",")
+        )
+    };
+    let progress = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\r\n\r\n";
+    let limits = ResultLimits::default();
+    for (names, read_by_scan) in [(r#""HOH""#, true), (r#""\u0041""#, false)] {
+        let json = result(names);
+        let bodies = [
+            (json.clone(), read_by_scan),
+            // serde_json refuses a BOM before JSON: refused, after reading whole.
+            (format!("\u{feff}  {json}"), false),
+            (
+                format!("{progress}event: message\ndata: {json}\n\n"),
+                read_by_scan,
+            ),
+            (format!("\u{feff}{progress}data: {json}"), read_by_scan),
+            // The last event is not a message: read whole.
+            (format!("data: {json}\n\nevent: ping\ndata: 1\n\n"), false),
+        ];
+        for (body, scanned) in &bodies {
+            let whole = read_whole(None, None, body.as_bytes(), &limits);
+            assert_eq!(whole.is_ok(), !body.starts_with("\u{feff} "), "{whole:?}");
+            for lengths in [&[1][..], &[2], &[7], &[1000, 3], &[usize::MAX]] {
+                let split = Split {
+                    body: body.as_bytes(),
+                    lengths,
+                    asked_whole: Default::default(),
+                };
+                match (interpret_bytes(None, None, &split, &limits), &whole) {
+                    (Ok(a), Ok(b)) => assert!(same(&a, b), "{lengths:?}"),
+                    (a, b) => assert_eq!(&a, b, "{lengths:?}"),
+                }
+                // A BOM cut in its first piece leaves the framing untold: read whole.
+                let cut_bom = lengths[0] < 3 && body.starts_with('\u{feff}');
+                let expected = usize::from(!scanned || cut_bom);
+                assert_eq!(
+                    split.asked_whole.get(),
+                    expected,
+                    "{lengths:?} {}",
+                    &body[..20]
+                );
+            }
+        }
+    }
+    // A refusal after the scan (a bond out of range) is the whole body's, word for word.
+    let bad = result(r#""HOH""#).replace("[[0,1]]", &format!("[[0,{atoms}]]"));
+    for body in [bad.clone(), format!("{progress}data: {bad}\n\n")] {
+        let whole = read_whole(None, None, body.as_bytes(), &limits).unwrap_err();
+        assert!(whole.starts_with("structure.bonds"), "{whole}");
+        for lengths in [&[7][..], &[1000, 3], &[usize::MAX]] {
+            let split = Split {
+                body: body.as_bytes(),
+                lengths,
+                asked_whole: Default::default(),
+            };
+            assert_eq!(
+                interpret_bytes(None, None, &split, &limits),
+                Err(whole.clone())
+            );
+        }
+    }
 }

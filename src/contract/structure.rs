@@ -14,7 +14,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Index;
 
-use megane_structure_scan::{checks, CallScan};
+use megane_structure_scan::checks;
 
 use super::text::excerpt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -866,13 +866,14 @@ impl<'de> Visitor<'de> for ScalarsVisitor {
 }
 
 impl<'de> Deserialize<'de> for Structure {
-    /// §5.1 wire format; errors name the field (`structure.<field>…`). Inside
-    /// `scanned_or_exact`'s first try, JSON text is read by the scanner instead.
+    /// §5.1 wire format; errors name the field (`structure.<field>…`). In [`read_placed`], the
+    /// placeholder is the Structure read by the scan (tests also read JSON text by the scanner).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mode = MODE.with(Cell::get);
         if mode == Mode::Placed {
             return d.deserialize_any(PlacedVisitor);
         }
+        #[cfg(all(test, not(target_arch = "wasm32")))]
         if mode == Mode::Scan {
             let raw = <&serde_json::value::RawValue>::deserialize(d)?;
             if raw.get() == SPLICE_MARK {
@@ -888,12 +889,14 @@ impl<'de> Deserialize<'de> for Structure {
     }
 }
 
-/// How a Structure is read (see [`scanned_or_exact`] and [`read_placed`]).
+/// How a Structure is read (see [`read_placed`]).
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
     /// By the serde visitor.
     Exact,
-    /// JSON text by the scanner; the placeholder is the Structure read in place.
+    /// JSON text by the scanner; the placeholder is the Structure read in place (tests: the
+    /// scanner against the visitor, `scan_differential.rs`).
+    #[cfg(all(test, not(target_arch = "wasm32")))]
     Scan,
     /// By the serde visitor; the placeholder is the Structure read while the body streamed in.
     Placed,
@@ -925,18 +928,20 @@ impl<'de> Visitor<'de> for PlacedVisitor {
 }
 
 thread_local! {
-    /// How a Structure in JSON text is read (see [`scanned_or_exact`], [`read_placed`]).
+    /// How a Structure in JSON text is read (see [`read_placed`]).
     static MODE: Cell<Mode> = const { Cell::new(Mode::Exact) };
-    /// The Structure [`scanned_or_exact`] read in place, for the placeholder that replaced it.
+    /// The Structure the scan read in place, for the placeholder that replaced it.
     static SPLICED: RefCell<Option<Structure>> = const { RefCell::new(None) };
 }
 
-/// What replaces the Structure's text in the body handed to serde_json (see [`scanned_or_exact`]).
+/// What replaces the Structure's text in the body handed to serde_json (see [`read_placed`]).
 pub(crate) const SPLICE_MARK: &str = "\"megane:structure read in place\"";
 
 /// Runs `read` with Structure objects read by the scanner (`megane-structure-scan`, built at
 /// opt-level 3; the big arrays go straight into typed vectors) when `scan` is true, or by the
-/// serde visitor below when false.
+/// serde visitor below when false (tests: the package reads a Structure's text with the resumable
+/// scan, `result::interpret_bytes`, or the visitor).
+#[cfg(all(test, not(target_arch = "wasm32")))]
 pub(crate) fn with_scan<T>(scan: bool, read: impl FnOnce() -> T) -> T {
     with_mode(if scan { Mode::Scan } else { Mode::Exact }, read)
 }
@@ -973,68 +978,6 @@ pub(crate) fn read_placed<T>(
             // caller rule this out.
             (Ok(_), Some(_)) => Err("result: the answer changed while it was read".to_string()),
             (outcome, _) => outcome,
-        }
-    })
-}
-
-/// The one way a Structure is read from JSON bytes (the bytes path of every result: bytes,
-/// SSE-framed bytes, the remote call's body, a BuilderResult in a text item). `read` parses a
-/// response body (`serde_json::from_slice` and everything done with the result) and is run:
-///
-/// 1. with the Structure read by the scanner (`megane-structure-scan`, built at opt-level 3): it
-///    finds `structuredContent.structure` in `body` and reads it in place, in one pass, straight
-///    into typed vectors; `read` gets a copy of the body with a short placeholder instead of the
-///    Structure's text (the rest of a result is small), and takes the scanned Structure when it
-///    meets the placeholder. A Structure anywhere else (a text item) is read by the scanner too.
-///    The result counts only when `read` succeeds and took the scanned Structure exactly once:
-///    the placeholder then stood where serde reads a Structure, so the result is the one step 2
-///    would give (the scanner accepts only text the serde visitor reads to the same values;
-///    tests in `scan_differential.rs`).
-/// 2. otherwise (the scanner declined, or the result is refused for any reason) again on the
-///    original body with the serde visitor, so every refusal is the visitor's exact one-line
-///    error.
-///
-/// A JavaScript object (serde-wasm-bindgen) or a `serde_json::Value` is always read by the
-/// visitor.
-pub(crate) fn scanned_or_exact<T>(
-    body: &[u8],
-    mut read: impl FnMut(&[u8]) -> Result<T, String>,
-) -> Result<T, String> {
-    let fast = with_scan(true, || {
-        SPLICED.with(|s| s.borrow_mut().take());
-        let (scanned, range) = match megane_structure_scan::scan_call(body) {
-            CallScan::Read(scanned, range) => (scanned, range),
-            // Declined where serde reads it too: only the exact read can accept or refuse it.
-            CallScan::Declined => return Err(String::new()),
-            CallScan::Absent => return read(body),
-        };
-        let mut spliced = Vec::with_capacity(body.len() - range.len() + SPLICE_MARK.len());
-        spliced.extend_from_slice(&body[..range.start]);
-        spliced.extend_from_slice(SPLICE_MARK.as_bytes());
-        spliced.extend_from_slice(&body[range.end..]);
-        read_in_place(&spliced, *scanned, &mut read).ok_or_else(String::new)
-    });
-    match fast {
-        Ok(done) => Ok(done),
-        Err(_) => with_scan(false, || read(body)),
-    }
-}
-
-/// Step 1 of [`scanned_or_exact`] on a body whose Structure `scan_call` read: `read` gets
-/// `spliced`, which has [`SPLICE_MARK`] where the Structure's text was, and takes `scanned` there.
-/// `Some` only when `read` succeeds and took it exactly once; `None` sends the caller to the exact
-/// reader on the whole body.
-fn read_in_place<T>(
-    spliced: &[u8],
-    scanned: megane_structure_scan::Scanned,
-    read: impl FnOnce(&[u8]) -> Result<T, String>,
-) -> Option<T> {
-    with_scan(true, || {
-        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(scanned)));
-        let outcome = read(spliced);
-        match SPLICED.with(|s| s.borrow_mut().take()) {
-            None => outcome.ok(),
-            Some(_) => None,
         }
     })
 }

@@ -251,9 +251,7 @@ pub fn interpret_call(
     let source = bytes_or_object.clone();
     let outcome = if let Some(bytes) = bytes_or_object.dyn_ref::<Uint8Array>() {
         // The cap before copying the bytes into wasm memory (the same check runs again inside).
-        result::check_result_size(bytes.length() as usize, &limits).and_then(|()| {
-            result::interpret_call_bytes(&button.name, &button.marker, &bytes.to_vec(), &limits)
-        })
+        result::interpret_call_pieces(&button.name, &button.marker, &JsBytes(bytes), &limits)
     } else if let Some(text) = bytes_or_object.as_string() {
         result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
     } else if bytes_or_object.is_object() {
@@ -275,6 +273,35 @@ pub fn interpret_call(
                 && result::is_refusal_from(serde_wasm_bindgen::Deserializer::from(source))
         };
     Ok(interpreted_outcome(&button.name, outcome, refused))
+}
+
+/// The bytes of a `Uint8Array` as a result body in pieces: copied into wasm memory [`PIECE`]
+/// bytes at a time, into one reused buffer, so only a body the scan does not read is copied
+/// whole (issue 10: memory).
+struct JsBytes<'a>(&'a Uint8Array);
+
+/// The piece size of [`JsBytes`].
+const PIECE: u32 = 256 * 1024;
+
+impl result::BodyPieces for JsBytes<'_> {
+    fn total(&self) -> usize {
+        self.0.length() as usize
+    }
+    fn each_piece(&self, each: &mut dyn FnMut(&[u8])) {
+        let len = self.0.length();
+        let mut buf = vec![0; PIECE.min(len) as usize];
+        let mut at = 0;
+        while at < len {
+            let end = len.min(at + PIECE);
+            let piece = &mut buf[..(end - at) as usize];
+            self.0.subarray(at, end).copy_to(piece);
+            each(piece);
+            at = end;
+        }
+    }
+    fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
+        self.0.to_vec().into()
+    }
 }
 
 /// An already-parsed result object as JSON text (`JSON.stringify`), so it takes the same bytes
