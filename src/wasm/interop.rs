@@ -430,11 +430,7 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// `None` when some id is beyond ±(2^53 − 1). Each element prints (`String(x)`) exactly as Rust
 /// prints the `i64`.
 fn ids_to_js(ids: &[i64]) -> Option<JsValue> {
-    if let Ok(small) = ids
-        .iter()
-        .map(|&id| i32::try_from(id))
-        .collect::<Result<Vec<i32>, _>>()
-    {
+    if let Some(small) = megane_structure_scan::checks::to_i32(ids) {
         return Some(Int32Array::from(small.as_slice()).into());
     }
     if ids.iter().all(|id| id.abs() <= MAX_SAFE_INTEGER) {

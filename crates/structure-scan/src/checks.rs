@@ -137,6 +137,15 @@ pub fn to_f32(values: &[f64]) -> Vec<f32> {
     values.iter().map(|&v| v as f32).collect()
 }
 
+/// Residue ids as `i32` (the new-document snapshot's `Int32Array`) when every one fits, else
+/// `None` (the host then sends them as `f64`). One pass to check, one to convert; both vectorise.
+pub fn to_i32(ids: &[i64]) -> Option<Vec<i32>> {
+    let fits = ids
+        .iter()
+        .fold(true, |fits, &v| fits & (v as i32 as i64 == v));
+    fits.then(|| ids.iter().map(|&v| v as i32).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +153,25 @@ mod tests {
     // The differential test against a full sort of (min, max, index) keys is the package's
     // `contract::structure` test `bucketed_duplicate_check_reports_what_a_full_sort_reports`,
     // through `Structure::validate`.
+
+    #[test]
+    fn residue_ids_as_i32_only_when_all_fit() {
+        assert_eq!(to_i32(&[]), Some(vec![]));
+        assert_eq!(
+            to_i32(&[1, -7, i32::MAX.into(), i32::MIN.into()]),
+            Some(vec![1, -7, i32::MAX, i32::MIN])
+        );
+        let mut ids = vec![5i64; 200];
+        for outside in [
+            i64::from(i32::MAX) + 1,
+            i64::from(i32::MIN) - 1,
+            1 << 40,
+            -(1 << 53),
+        ] {
+            ids[137] = outside;
+            assert_eq!(to_i32(&ids), None, "{outside}");
+        }
+    }
 
     #[test]
     fn repeated_bond_in_a_bucket_of_two_and_of_three() {

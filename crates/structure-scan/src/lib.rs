@@ -355,46 +355,6 @@ impl<'a> Scanner<'a> {
         read(self).map(Some)
     }
 
-    /// A JSON number token; returns its start and whether it is an integer (no fraction or
-    /// exponent).
-    #[inline]
-    fn number_token(&mut self) -> Option<(usize, bool)> {
-        let b = self.b;
-        let start = self.i;
-        let mut i = start;
-        if b.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        match b.get(i)? {
-            b'0' => i += 1,
-            b'1'..=b'9' => {
-                i += 1;
-                while let Some(b'0'..=b'9') = b.get(i) {
-                    i += 1;
-                }
-            }
-            _ => return None,
-        }
-        let mut integer = true;
-        if b.get(i) == Some(&b'.') {
-            i += 1;
-            integer = false;
-            let digits = i;
-            while let Some(b'0'..=b'9') = b.get(i) {
-                i += 1;
-            }
-            if i == digits {
-                return None;
-            }
-        }
-        if let Some(b'e' | b'E') = b.get(i) {
-            integer = false;
-            i = exponent_end(b, i)?;
-        }
-        self.i = i;
-        Some((start, integer))
-    }
-
     /// A finite JSON number as `f64`. Most numbers (at most 15 significant digits, at most 22
     /// after the point, no exponent) are converted while their digits are checked: the digits as
     /// an integer (exact below 2⁵³) divided by an exact power of ten, one correctly rounded IEEE
@@ -425,11 +385,15 @@ impl<'a> Scanner<'a> {
         if b.get(i) == Some(&b'.') {
             i += 1;
             let digits = i;
-            while let Some(&d @ b'0'..=b'9') = b.get(i) {
-                if significant > 0 || d != b'0' {
-                    mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                    significant += 1;
+            // Zeros before the first significant digit (`0.000123`) are not significant.
+            if significant == 0 {
+                while b.get(i) == Some(&b'0') {
+                    i += 1;
                 }
+            }
+            while let Some(&d @ b'0'..=b'9') = b.get(i) {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                significant += 1;
                 i += 1;
             }
             fraction = i - digits;
@@ -451,15 +415,35 @@ impl<'a> Scanner<'a> {
         value.is_finite().then_some(value)
     }
 
-    /// A plain JSON integer token (no fraction or exponent) of at most 15 digits.
+    /// A plain JSON integer token (no fraction or exponent) of at most 15 digits (exact in
+    /// `f64` and `i64`), its digits checked and converted in one pass (issue 10: per-atom
+    /// integers are most of a body's tokens). `None` for anything else, as the number grammar
+    /// has it: `-` without a digit, a leading `0` followed by a fraction or exponent, 16 digits.
     #[inline]
     fn int(&mut self) -> Option<i64> {
-        let (start, integer) = self.number_token()?;
-        if !integer {
+        let b = self.b;
+        let mut i = self.i;
+        let negative = b.get(i) == Some(&b'-');
+        if negative {
+            i += 1;
+        }
+        let digits = i;
+        let mut v = 0u64;
+        match b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => {
+                while let Some(&d @ b'0'..=b'9') = b.get(i) {
+                    v = v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                    i += 1;
+                }
+            }
+            _ => return None,
+        }
+        if i - digits > 15 || matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        let (negative, magnitude) = small_integer(&self.b[start..self.i])?;
-        let v = magnitude as i64;
+        self.i = i;
+        let v = v as i64;
         Some(if negative { -v } else { v })
     }
 
@@ -723,25 +707,8 @@ const POW10: [f64; 23] = [
     1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ];
 
-/// `(negative, magnitude)` of an integer token of at most 15 digits (exact in `f64` and `i64`).
-#[inline]
-fn small_integer(token: &[u8]) -> Option<(bool, u64)> {
-    let (negative, digits) = match token.split_first() {
-        Some((b'-', rest)) => (true, rest),
-        _ => (false, token),
-    };
-    if digits.is_empty() || digits.len() > 15 {
-        return None;
-    }
-    let mut v = 0u64;
-    for &d in digits {
-        v = v * 10 + u64::from(d.wrapping_sub(b'0'));
-    }
-    Some((negative, v))
-}
-
 /// The end of a JSON exponent (`e`/`E`, an optional sign, at least one digit) that starts at
-/// `i`, or `None` when it has no digits. The one exponent rule of both number readers.
+/// `i`, or `None` when it has no digits ([`Scanner::number`]'s exponent rule).
 #[inline]
 fn exponent_end(b: &[u8], mut i: usize) -> Option<usize> {
     i += 1;
@@ -863,6 +830,45 @@ mod tests {
             "]".repeat(40)
         );
         assert!(scan(&deep).is_none());
+    }
+
+    /// Integers: at most 15 digits, no fraction or exponent, a lone `0` before other digits
+    /// read as `0` (the list then declines at the next byte), the position after the token.
+    #[test]
+    fn integers_as_the_number_grammar_has_them() {
+        let int = |text: &str| {
+            let mut s = Scanner {
+                b: text.as_bytes(),
+                i: 0,
+            };
+            s.int().map(|v| (v, s.i))
+        };
+        assert_eq!(int("0"), Some((0, 1)));
+        assert_eq!(int("-0,"), Some((0, 2)));
+        assert_eq!(int("42]"), Some((42, 2)));
+        assert_eq!(int("-118 "), Some((-118, 4)));
+        assert_eq!(int("01"), Some((0, 1)));
+        assert_eq!(int("999999999999999"), Some((999_999_999_999_999, 15)));
+        assert_eq!(int("-999999999999999"), Some((-999_999_999_999_999, 16)));
+        for refused in [
+            "",
+            "-",
+            "-x",
+            "+1",
+            " 1",
+            ".5",
+            "1.0",
+            "1.",
+            "0.5",
+            "1e3",
+            "1E3",
+            "0e0",
+            "1000000000000000",
+            "-1000000000000000",
+            "99999999999999999999999",
+        ] {
+            assert_eq!(int(refused), None, "{refused:?}");
+        }
     }
 
     #[test]
