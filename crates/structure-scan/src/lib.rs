@@ -363,24 +363,12 @@ impl<'a> Scanner<'a> {
     fn number(&mut self) -> Option<f64> {
         let b = self.b;
         let start = self.i;
-        let mut i = start;
-        let negative = b.get(i) == Some(&b'-');
-        if negative {
-            i += 1;
-        }
-        let mut mantissa = 0u64;
-        let mut significant = 0usize;
-        match b.get(i)? {
-            b'0' => i += 1,
-            b'1'..=b'9' => {
-                while let Some(&d @ b'0'..=b'9') = b.get(i) {
-                    mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                    significant += 1;
-                    i += 1;
-                }
-            }
-            _ => return None,
-        }
+        let IntegerPart {
+            negative,
+            mut mantissa,
+            mut significant,
+            end: mut i,
+        } = integer_part(b, start)?;
         let mut fraction = 0usize;
         if b.get(i) == Some(&b'.') {
             i += 1;
@@ -422,28 +410,17 @@ impl<'a> Scanner<'a> {
     #[inline]
     fn int(&mut self) -> Option<i64> {
         let b = self.b;
-        let mut i = self.i;
-        let negative = b.get(i) == Some(&b'-');
-        if negative {
-            i += 1;
-        }
-        let digits = i;
-        let mut v = 0u64;
-        match b.get(i)? {
-            b'0' => i += 1,
-            b'1'..=b'9' => {
-                while let Some(&d @ b'0'..=b'9') = b.get(i) {
-                    v = v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                    i += 1;
-                }
-            }
-            _ => return None,
-        }
-        if i - digits > 15 || matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+        let IntegerPart {
+            negative,
+            mantissa,
+            significant,
+            end,
+        } = integer_part(b, self.i)?;
+        if significant > 15 || matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        self.i = i;
-        let v = v as i64;
+        self.i = end;
+        let v = mantissa as i64;
         Some(if negative { -v } else { v })
     }
 
@@ -699,6 +676,47 @@ impl<'a> Scanner<'a> {
             _ => self.number().map(|_| ()),
         }
     }
+}
+
+/// The sign and integer part of a JSON number ([`integer_part`]).
+struct IntegerPart {
+    negative: bool,
+    /// The digits as an integer (exact up to 19 digits; the callers refuse more than 15).
+    mantissa: u64,
+    /// Digits counted (a lone `0` counts none).
+    significant: usize,
+    /// Just after the last digit.
+    end: usize,
+}
+
+/// The sign and integer part of a JSON number at `i`: `-`?, then `0` or a non-zero digit and
+/// the digits after it, read and converted in one pass; `None` without a digit. The one
+/// integer-part rule of both number readers ([`Scanner::number`], [`Scanner::int`]).
+#[inline(always)]
+fn integer_part(b: &[u8], mut i: usize) -> Option<IntegerPart> {
+    let negative = b.get(i) == Some(&b'-');
+    if negative {
+        i += 1;
+    }
+    let mut mantissa = 0u64;
+    let mut significant = 0usize;
+    match b.get(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => {
+            while let Some(&d @ b'0'..=b'9') = b.get(i) {
+                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                significant += 1;
+                i += 1;
+            }
+        }
+        _ => return None,
+    }
+    Some(IntegerPart {
+        negative,
+        mantissa,
+        significant,
+        end: i,
+    })
 }
 
 /// Powers of ten exact in `f64` (10²² is the largest).
