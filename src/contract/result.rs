@@ -164,13 +164,14 @@ pub trait BodyPieces {
     fn whole(&self) -> Cow<'_, [u8]>;
 }
 
-/// Bytes in wasm memory: handed in pieces of 256 KiB (the scan then holds a unit, not a copy).
+/// Bytes already in wasm memory: one piece (the scan reads a piece where it lies and copies only
+/// a unit left unfinished, so cutting it up would gain nothing).
 impl BodyPieces for &[u8] {
     fn total(&self) -> usize {
         self.len()
     }
     fn each_piece(&self, each: &mut dyn FnMut(&[u8])) {
-        self.chunks(256 * 1024).for_each(each);
+        each(self);
     }
     fn whole(&self) -> Cow<'_, [u8]> {
         Cow::Borrowed(self)
