@@ -141,9 +141,11 @@ fn call_with(
     if let Some(len) = structure_len {
         // The dropped path: the core never held the Structure's text, only the bytes around it
         // and the unit being read.
-        // (Kept pieces would be at least the body: 5–41 KB here.)
+        // (Kept pieces would be at least the body: 5–41 KB here; the bytes around it, a Vec
+        // grown by doubling, are 70 KB more in the results with a long text.)
+        let around = body.len() - len;
         assert!(
-            held <= 2048 && held < len / 2,
+            held <= 2048 + 2 * around.saturating_sub(1024) && held < len / 2 + 2 * around,
             "{held} of {} held",
             body.len()
         );
@@ -194,16 +196,30 @@ fn results() -> Vec<(String, &'static str)> {
     ));
     results.push((variant(&|v| v["isError"] = true.into()), "tool error"));
     let recorded = results[0].0.clone();
-    // Text the scanner declines: an escape in a name, a number out of range.
-    results.push((recorded.replacen("\"WATE\"", "\"W\\u0041TE\"", 1), "escape"));
-    results.push((
-        recorded.replacen("\"positions\":[", "\"positions\":[1e400,", 1),
-        "1e400",
-    ));
     results.push((
         recorded.replacen("\"positions\":[", "\"positions\":[-0.0,0,0,", 1),
         "-0",
     ));
+    // Larger than an SSE event's data the scan keeps (64 KiB, a long text).
+    let long = recorded.replacen(
+        "\"text\":\"",
+        &format!("\"text\":\"{}", "x".repeat(70_000)),
+        1,
+    );
+    assert!(long.len() > 80_000);
+    results.push((long.clone(), "large"));
+    // Text the scanner declines: an escape in a name, a number out of range (a large one in an
+    // SSE body is fed again).
+    for (base, [escape, huge]) in [
+        (&recorded, ["escape", "1e400"]),
+        (&long, ["escape, large", "1e400, large"]),
+    ] {
+        results.push((base.replacen("\"WATE\"", "\"W\\u0041TE\"", 1), escape));
+        results.push((
+            base.replacen("\"positions\":[", "\"positions\":[1e400,", 1),
+            huge,
+        ));
+    }
     // A Structure cut short, and one with a member twice.
     results.push((
         recorded.replacen("\"bonds\":[", "\"bonds\":[[0,1],", 1),
@@ -470,12 +486,13 @@ enum Outcome {
 type Progress = (Option<f64>, Option<String>);
 
 /// Calls `liquid_box` and answers with the SSE body `body(id, progress token)`, fed as `feed`
-/// says; the outcome, the progress the page saw, and whether the Structure came prescanned.
+/// says, by a driver that keeps the chunks for the core's replay; the outcome, the progress the
+/// page saw, whether the Structure came prescanned, and whether the body was fed again.
 fn call_sse(
     body: &dyn Fn(u64, &Value) -> Vec<u8>,
     scan: bool,
     feed: Feed,
-) -> (Outcome, Vec<Progress>, bool) {
+) -> (Outcome, Vec<Progress>, bool, bool) {
     let Pending {
         mut h,
         op,
@@ -506,16 +523,39 @@ fn call_sse(
         Feed::Two(at) => vec![at, body.len()],
     };
     pieces.retain(|&n| n > 0);
+    let mut keep = h.c.keeps_chunks(ex);
+    assert_eq!(keep, scan);
+    let (mut kept, mut replayed) = (Vec::new(), false);
     let mut rest = &body[..];
     for k in 0.. {
         if rest.is_empty() {
             break;
         }
         let n = pieces[k % pieces.len().max(1)].min(rest.len());
+        if keep {
+            kept.push(&rest[..n]);
+        }
         h.c.handle_chunk(ex, &rest[..n], h.now);
+        if keep && h.c.wants_replay(ex) {
+            // The core gave up the scan: the chunks so far again, then the stream read on.
+            (keep, replayed) = (false, true);
+            assert!(!h.c.keeps_chunks(ex));
+            for chunk in kept.drain(..) {
+                h.c.handle_chunk(ex, chunk, h.now);
+            }
+        }
         rest = &rest[n..];
     }
     h.c.handle_end(ex, h.now);
+    if h.c.wants_replay(ex) {
+        assert!(keep && !replayed);
+        replayed = true;
+        for chunk in kept.drain(..) {
+            h.c.handle_chunk(ex, chunk, h.now);
+        }
+        h.c.handle_end(ex, h.now);
+        assert!(!h.c.wants_replay(ex));
+    }
     let events = h.take_events();
     let mut progress = Vec::new();
     let mut outcome = Outcome::Pending;
@@ -542,7 +582,7 @@ fn call_sse(
             _ => {}
         }
     }
-    (outcome, progress, took)
+    (outcome, progress, took, replayed)
 }
 
 /// `result` as the JSON-RPC answer to request `id`.
@@ -555,7 +595,7 @@ fn answer(id: u64, result: &[u8]) -> Vec<u8> {
 
 #[test]
 fn an_sse_answer_read_while_it_streams_in_is_the_answer_read_whole() {
-    let mut prescanned = 0;
+    let (mut prescanned, mut replayed) = (0, 0);
     for (result, what) in results() {
         let (json, _) = call(&result, false, Chunking::Whole);
         for framing in [PLAIN, CRLF, CR] {
@@ -573,6 +613,8 @@ fn an_sse_answer_read_while_it_streams_in_is_the_answer_read_whole() {
             for feed in FEEDS {
                 let streamed = call_sse(&body, true, feed);
                 prescanned += usize::from(streamed.2);
+                replayed += usize::from(streamed.3);
+                assert!(!(streamed.2 && streamed.3), "{what}: read once");
                 assert_eq!(streamed.0, whole.0, "{what} {framing:?} {feed:?}");
                 assert_eq!(streamed.1, whole.1, "{what} {framing:?} {feed:?}");
                 if let Outcome::Read(read, _) = &streamed.0 {
@@ -584,8 +626,10 @@ fn an_sse_answer_read_while_it_streams_in_is_the_answer_read_whole() {
         }
     }
     // Not vacuous: the recorded results and the refusals found after the scan took the new path
-    // (4 results of the 13 are read by the scan, in 3 framings and 7 feeds).
-    assert!(prescanned >= 4 * 3 * 7, "{prescanned}");
+    // (5 results of the 16 are read by the scan, in 3 framings and 7 feeds), and the two large
+    // ones the scan declines were fed again.
+    assert!(prescanned >= 5 * 3 * 7, "{prescanned}");
+    assert!(replayed >= 2 * 3 * 7, "{replayed}");
 }
 
 #[test]
@@ -728,4 +772,91 @@ fn an_sse_answer_cut_anywhere_reads_as_the_same_cut_read_whole() {
     }
     // Not vacuous: a stream cut after the answer's last data byte is still read by the scan.
     assert!(read >= 2, "{read}");
+}
+
+#[test]
+fn a_large_sse_answer_broken_off_reads_and_resumes_as_without_the_scan() {
+    // An answer larger than the data the scan keeps, declined by the scan (the body is fed again
+    // from its first chunk once the answer is dispatched), between progress events with ids; the
+    // stream breaks off anywhere (a network error): the same events, the same resume (a GET with
+    // the same Last-Event-ID after the same wait) as without the scan.
+    let (result, _) = results()
+        .into_iter()
+        .find(|(_, what)| *what == "escape, large")
+        .unwrap();
+    let run = |scan: bool, cut: Option<usize>, piece: usize| {
+        let Pending {
+            mut h,
+            ex,
+            id,
+            token,
+            ..
+        } = start(scan, Chunking::Whole);
+        let note = |n: u32| {
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": token, "progress": n, "total": 4}})
+            .to_string()
+        };
+        let mut body = format!(
+            "id: ev-1\nretry: 500\ndata: {}\n\nid: ev-2\ndata: ",
+            note(1)
+        );
+        body.push_str(std::str::from_utf8(&answer(id, result.as_bytes())).unwrap());
+        body.push_str(&format!("\n\nid: ev-3\ndata: {}\n\n", note(2)));
+        let len = body.len();
+        let body = &body.as_bytes()[..cut.unwrap_or(len).min(len)];
+        let head = [("Content-Type".to_string(), "text/event-stream".to_string())];
+        h.c.handle_head(ex, 200, &head, h.now);
+        let mut keep = h.c.keeps_chunks(ex);
+        let mut kept = Vec::new();
+        let mut replayed = false;
+        for chunk in body.chunks(piece) {
+            if keep {
+                kept.push(chunk);
+            }
+            h.c.handle_chunk(ex, chunk, h.now);
+            if keep && h.c.wants_replay(ex) {
+                (keep, replayed) = (false, true);
+                for c in kept.drain(..) {
+                    h.c.handle_chunk(ex, c, h.now);
+                }
+            }
+        }
+        match cut {
+            Some(_) => h.c.handle_network_error(ex, "connection reset", h.now),
+            None => h.c.handle_end(ex, h.now),
+        }
+        let mut seen: Vec<String> = h.take_events().iter().map(|e| format!("{e:?}")).collect();
+        h.now += 500;
+        h.c.handle_timeout(h.now);
+        seen.extend(h.take_events().iter().map(|e| format!("{e:?}")));
+        let resumed = h
+            .sends
+            .pop_front()
+            .map(|(_, get)| format!("{:?} {:?}", get.method, get.header("Last-Event-ID")));
+        (seen, resumed, replayed, len)
+    };
+    let (whole, none, replayed, len) = run(true, None, 4096);
+    assert!(replayed && none.is_none());
+    assert_eq!(whole, run(false, None, 4096).0);
+    let (mut resumed, mut replays) = (0, 0);
+    for piece in [4096, 65_536] {
+        for cut in (0..len)
+            .step_by(9_973)
+            .chain([len - 1, len - 40, len - 100])
+        {
+            let plain = run(false, Some(cut), piece);
+            let scanned = run(true, Some(cut), piece);
+            assert_eq!(scanned.0, plain.0, "cut at {cut}, pieces of {piece}");
+            assert_eq!(scanned.1, plain.1, "cut at {cut}, pieces of {piece}");
+            resumed += usize::from(plain.1.is_some());
+            replays += usize::from(scanned.2);
+        }
+    }
+    // Not vacuous: broken off before the answer, the call resumes; after it, the body was fed
+    // again before the break.
+    assert!(
+        resumed >= 10 && replays >= 4,
+        "{resumed} resumed, {replays} replayed"
+    );
 }

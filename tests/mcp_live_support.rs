@@ -215,8 +215,9 @@ impl Live {
             self.pump(hook);
             let t0 = self.t0;
             let mut stopped = self.aborted.contains(&ex);
-            // A scanned answer's body is kept here, for the core's replay (`wants_replay`).
-            let keep = self.c.keeps_chunks(ex);
+            // A scanned answer's body is kept here, for the core's replay (`wants_replay`, after
+            // a chunk or the end: fed again from the first, then the stream read on).
+            let mut keep = self.c.keeps_chunks(ex);
             let mut kept: Vec<Vec<u8>> = Vec::new();
             if !stopped {
                 let result = read_body(&mut r, &h, |chunk| {
@@ -231,6 +232,12 @@ impl Live {
                         return false;
                     }
                     self.c.handle_chunk(ex, chunk, now);
+                    if keep && self.c.wants_replay(ex) {
+                        keep = false;
+                        for chunk in kept.drain(..) {
+                            self.c.handle_chunk(ex, &chunk, now);
+                        }
+                    }
                     self.pump(hook);
                     !self.aborted.contains(&ex)
                 });

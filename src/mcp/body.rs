@@ -20,9 +20,11 @@ pub enum BodyError {
     },
     /// The bytes are not JSON-RPC.
     Malformed(String),
-    /// A scanned JSON body ([`BodyReader::scan_structure`]) whose Structure the scan did not read
-    /// (declined, absent, or the rest is not one answer): the reader did not keep the body, so the
-    /// driver must feed it again, whole, to a plain reader (`Client::wants_replay`).
+    /// A scanned body ([`BodyReader::scan_structure`]) the reader cannot read on: a JSON body
+    /// whose Structure the scan did not read (declined, absent, or the rest is not one answer),
+    /// or an SSE event carrying a message whose data was not kept ([`KEEP`]) and whose Structure
+    /// the scan did not read. The reader did not keep the body, so the driver must feed it
+    /// again, from its first byte, to [`BodyReader::replay`] (`Client::wants_replay`).
     Replay,
 }
 
@@ -61,6 +63,9 @@ pub enum BodyReader {
         limit: u64,
         /// Each event's data read by the Structure scan as it comes ([`BodyReader::scan_structure`]).
         scan: Option<Box<SseScanning>>,
+        /// Dispatched events still to pass over: a [`BodyReader::replay`] reader's, the events a
+        /// scanned read of the same body already handed on.
+        skip: usize,
     },
     /// Anything else: the first [`MAX_ERROR_BODY`] bytes are kept, the rest is counted and dropped.
     Text {
@@ -83,6 +88,7 @@ impl BodyReader {
                 received: 0,
                 limit,
                 scan: None,
+                skip: 0,
             },
             BodyKind::Other => BodyReader::text(),
         }
@@ -107,10 +113,13 @@ impl BodyReader {
     /// it is reading. When the scan does not read the Structure, [`BodyReader::finish`] answers
     /// [`BodyError::Replay`] and the driver, which kept the chunks, feeds the body again to a
     /// plain reader, so that body is read exactly as without the scan. An SSE body: each event's
-    /// data is fed to its own scan as the decoder meets it and kept in pieces by the tap, not by
-    /// the decoder ([`DataTap`]), until the event is dispatched (an SSE body is not replayed: its
-    /// progress events have already been handed on); the event that carries the answer is read
-    /// as a JSON body is.
+    /// data is fed to its own scan as the decoder meets it, and kept by the tap, not by the
+    /// decoder ([`DataTap`]), only while it is at most [`KEEP`] bytes (a progress notification);
+    /// the event that carries the answer is read as a JSON body is. When a larger event carrying
+    /// a message is dispatched and its scan did not read the Structure, [`BodyReader::push`] (or
+    /// `finish`) answers [`BodyError::Replay`] and hands on nothing of that chunk: the driver,
+    /// which kept the chunks, feeds them again to [`BodyReader::replay`], which passes over the
+    /// events already handed on, and goes on with that reader.
     pub fn scan_structure(&mut self) {
         match self {
             BodyReader::Json { scan, buf, .. } => {
@@ -147,6 +156,7 @@ impl BodyReader {
                 received,
                 limit,
                 scan,
+                skip,
             } => {
                 *received = received.saturating_add(chunk.len() as u64);
                 if *received > *limit {
@@ -159,7 +169,7 @@ impl BodyReader {
                     None => decoder.feed(chunk, &mut events),
                 };
                 fed.map_err(|_| BodyError::TooLarge { limit: *limit })?;
-                events_to_messages(events, scan.as_deref_mut())
+                events_to_messages(events, scan.as_deref_mut(), skip)
             }
             BodyReader::Text { buf } => {
                 let room = MAX_ERROR_BODY.saturating_sub(buf.len());
@@ -173,11 +183,11 @@ impl BodyReader {
     pub fn finish(&mut self) -> Result<Vec<Incoming>, BodyError> {
         match self {
             BodyReader::Json { buf, scan, .. } => {
-                if let Some(scanning) = scan.take() {
-                    let Scanning { stream, blank, .. } = *scanning;
-                    if blank {
+                if let Some(scanning) = scan.as_deref_mut() {
+                    if scanning.blank {
                         return Ok(Vec::new());
                     }
+                    let stream = std::mem::take(&mut scanning.stream);
                     return prescanned(stream).ok_or(BodyError::Replay);
                 }
                 if buf.iter().all(u8::is_ascii_whitespace) {
@@ -190,6 +200,7 @@ impl BodyReader {
                 decoder,
                 limit,
                 scan,
+                skip,
                 ..
             } => {
                 let mut events = Vec::new();
@@ -198,7 +209,7 @@ impl BodyReader {
                     None => decoder.finish(&mut events),
                 };
                 finished.map_err(|_| BodyError::TooLarge { limit: *limit })?;
-                events_to_messages(events, scan.as_deref_mut())
+                events_to_messages(events, scan.as_deref_mut(), skip)
             }
             BodyReader::Text { .. } => Ok(Vec::new()),
         }
@@ -225,9 +236,35 @@ impl BodyReader {
     }
 
     /// Whether the driver must keep this body's chunks, to feed them again when
-    /// [`BodyReader::finish`] answers [`BodyError::Replay`]: a scanned JSON body.
+    /// [`BodyReader::push`] or [`BodyReader::finish`] answers [`BodyError::Replay`]: a scanned
+    /// body.
     pub fn replayable(&self) -> bool {
-        matches!(self, BodyReader::Json { scan: Some(_), .. })
+        matches!(
+            self,
+            BodyReader::Json { scan: Some(_), .. } | BodyReader::Sse { scan: Some(_), .. }
+        )
+    }
+
+    /// The plain reader that reads this scanned body again after [`BodyError::Replay`], fed
+    /// from its first byte: as a reader without the scan does (same cap, messages, errors and
+    /// resume point), except that an SSE body's events this reader already handed on are passed
+    /// over, so every event is handed on once and in order.
+    pub fn replay(&self) -> BodyReader {
+        match self {
+            BodyReader::Sse { limit, scan, .. } => BodyReader::Sse {
+                decoder: SseDecoder::new(usize::try_from(*limit).unwrap_or(usize::MAX)),
+                received: 0,
+                limit: *limit,
+                scan: None,
+                skip: scan.as_ref().map_or(0, |s| s.handed),
+            },
+            BodyReader::Json { limit, .. } => {
+                let mut plain = BodyReader::messages(BodyKind::Json, *limit);
+                plain.reserve(self.received());
+                plain
+            }
+            BodyReader::Text { .. } => BodyReader::text(),
+        }
     }
 
     /// The body's bytes this reader holds (kept bytes, or a scan's envelope and unit; not the
@@ -239,7 +276,12 @@ impl BodyReader {
             }
             BodyReader::Text { buf } => buf.capacity(),
             BodyReader::Sse { scan, .. } => scan.as_ref().map_or(0, |s| {
-                s.current.held_bytes() + s.pieces.iter().map(Vec::capacity).sum::<usize>()
+                s.current.held_bytes()
+                    + s.kept.capacity()
+                    + s.done
+                        .iter()
+                        .map(|(c, d)| c.held_bytes() + d.as_ref().map_or(0, Vec::capacity))
+                        .sum::<usize>()
             }),
         }
     }
@@ -287,56 +329,47 @@ impl Scanning {
     }
 }
 
-/// The Structure scan of an SSE body's events (a [`DataTap`], which keeps their data): one
-/// [`CallStream`] per event, fed the event's data as it arrives, and the data kept as it came:
-/// a first block that grows as a `Vec` does up to [`PIECE`] bytes, then blocks of [`PIECE`] bytes
-/// or more (no block of a large event's size, no doubling of it), both handed over when the event
-/// is dispatched. A small event (a progress notification) thus holds about its own size: twenty
-/// concurrent calls do not each take a [`PIECE`] for their progress.
+/// The Structure scan of an SSE body's events (a [`DataTap`]): one [`CallStream`] per event, fed
+/// the event's data as it arrives, and the data kept only while it is at most [`KEEP`] bytes (a
+/// progress notification, a small answer), so a large answer is never held beside its scan: if
+/// its scan does not read it, the body is read again ([`BodyError::Replay`]).
 #[derive(Debug, Default)]
 pub struct SseScanning {
     /// The scan of the current event's data.
     current: CallStream,
-    /// The current event's data.
-    pieces: Vec<Vec<u8>>,
-    /// The scans and data of the events dispatched since the last [`events_to_messages`], in
-    /// order.
-    done: Vec<(CallStream, Vec<Vec<u8>>)>,
+    /// The current event's data, while it is at most [`KEEP`] bytes.
+    kept: Vec<u8>,
+    /// The current event's data outgrew [`KEEP`]: `kept` was dropped.
+    outgrown: bool,
+    /// The scans and data (`None`: outgrown) of the events dispatched since the last
+    /// [`events_to_messages`], in order.
+    done: Vec<(CallStream, Option<Vec<u8>>)>,
+    /// Dispatched events whose messages were handed on (all of every chunk read to its end).
+    handed: usize,
 }
 
-/// The block size an SSE event's data is kept in once it has outgrown its first block.
-const PIECE: usize = 64 * 1024;
+/// The most bytes of one SSE event's data the scan of an SSE body keeps.
+pub const KEEP: usize = 64 * 1024;
 
 impl DataTap for SseScanning {
     fn data(&mut self, bytes: &[u8]) {
         self.current.feed(bytes);
-        match self.pieces.last_mut() {
-            // Room left, or a block still under PIECE (it grows as a Vec does, so a small event,
-            // such as a progress notification, holds about its own size, not a whole PIECE).
-            Some(last)
-                if last.capacity() - last.len() >= bytes.len()
-                    || last.len() + bytes.len() <= PIECE =>
-            {
-                last.extend_from_slice(bytes)
-            }
-            last => {
-                let size = if last.is_some() {
-                    bytes.len().max(PIECE)
-                } else {
-                    bytes.len()
-                };
-                let mut piece = Vec::with_capacity(size);
-                piece.extend_from_slice(bytes);
-                self.pieces.push(piece);
+        if !self.outgrown {
+            if self.kept.len() + bytes.len() <= KEEP {
+                self.kept.extend_from_slice(bytes);
+            } else {
+                self.kept = Vec::new();
+                self.outgrown = true;
             }
         }
     }
 
     fn end_event(&mut self, dispatched: bool) {
         let stream = std::mem::take(&mut self.current);
-        let pieces = std::mem::take(&mut self.pieces);
+        let kept = std::mem::take(&mut self.kept);
+        let outgrown = std::mem::take(&mut self.outgrown);
         if dispatched {
-            self.done.push((stream, pieces));
+            self.done.push((stream, (!outgrown).then_some(kept)));
         }
     }
 }
@@ -377,24 +410,40 @@ fn prescanned(stream: CallStream) -> Option<Vec<Incoming>> {
     Some(messages)
 }
 
-/// The messages of the events that carry one; with `scan` (the tap that kept the events' data),
-/// a `message` event whose Structure its scan read is read as a scanned JSON body (its data is
-/// the body), the others as before with their data made text as the decoder makes it.
+/// The messages of the events that carry one, past the first `skip` ones (counted down); with
+/// `scan` (the tap that kept the events' data), a `message` event whose Structure its scan read
+/// is read as a scanned JSON body (its data is the body), the others as before with their kept
+/// data made text as the decoder makes it. [`BodyError::Replay`] (nothing handed on) when a
+/// `message` event's scan did not read it and its data was not kept.
 fn events_to_messages(
     events: Vec<SseEvent>,
-    scan: Option<&mut SseScanning>,
+    mut scan: Option<&mut SseScanning>,
+    skip: &mut usize,
 ) -> Result<Vec<Incoming>, BodyError> {
-    let mut tapped = scan.map(|s| std::mem::take(&mut s.done).into_iter());
+    let count = events.len();
+    let mut tapped = scan
+        .as_deref_mut()
+        .map(|s| std::mem::take(&mut s.done).into_iter());
     let mut out = Vec::new();
     for mut e in events {
-        if let Some((stream, pieces)) = tapped.as_mut().and_then(Iterator::next) {
+        let tap = tapped.as_mut().and_then(Iterator::next);
+        if *skip > 0 {
+            *skip -= 1;
+            continue;
+        }
+        if let Some((stream, kept)) = tap {
             if e.is_message() {
                 if let Some(msgs) = prescanned(stream) {
                     out.extend(msgs);
                     continue;
                 }
             }
-            e.data = data_text(pieces.concat());
+            match kept {
+                Some(data) => e.data = data_text(data),
+                None if e.is_message() => return Err(BodyError::Replay),
+                // Another type: it carries no message, its data is not needed.
+                None => {}
+            }
         }
         if !e.carries_message() {
             continue;
@@ -403,6 +452,9 @@ fn events_to_messages(
             BodyError::Malformed(format!("a server-sent event is not JSON-RPC: {m}"))
         })?;
         out.extend(msgs);
+    }
+    if let Some(s) = scan {
+        s.handed += count;
     }
     Ok(out)
 }
@@ -490,10 +542,11 @@ mod tests {
     #[test]
     fn a_scanned_sse_event_holds_about_its_own_size() {
         // A progress notification fed in small chunks holds about its own size, not a block of
-        // PIECE (twenty concurrent calls would otherwise each take one for their progress).
+        // KEEP (twenty concurrent calls would otherwise each take one for their progress).
         let progress = br#"data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1,"total":2,"message":"placing 5 molecules"}}"#;
         let mut reader = BodyReader::messages(BodyKind::EventStream, 1 << 24);
         reader.scan_structure();
+        assert!(reader.replayable());
         let mut most = 0;
         for piece in progress.chunks(16) {
             assert!(reader.push(piece).unwrap().is_empty());
@@ -501,34 +554,165 @@ mod tests {
         }
         assert!(most < 2 * progress.len() + 1024, "{most} bytes held");
         assert_eq!(reader.push(b"\n\n").unwrap().len(), 1);
-        // A large answer event is kept in blocks of PIECE or more after its first: no block of
-        // the event's size and no doubling of it.
-        let atoms = 40_000;
-        let answer = format!(
-            r#"data: {{"jsonrpc":"2.0","id":1,"result":{{"structuredContent":{{"contract":1,"structure":{{"elements":[{}],"positions":[{}],"cell":null,"bonds":[],"residueNames":["\u0041"]}}}}}}}}"#,
+        // A large answer event is not kept beside its scan: the reader holds at most KEEP of its
+        // data (until it outgrows it) and the scan's envelope and unit, read or declined.
+        for escape in ["", r#","residueNames":["\u0041"]"#] {
+            let answer = big_answer(escape);
+            assert!(answer.len() > 2 * KEEP);
+            let mut most = 0;
+            for piece in answer.as_bytes().chunks(1000) {
+                assert!(reader.push(piece).unwrap().is_empty());
+                most = most.max(reader.held_bytes());
+            }
+            assert!(most < 2 * KEEP + 8 * 1024, "{most} of {}", answer.len());
+            // Read by the scan: one answer, prescanned; declined: read again by the driver.
+            match reader.push(b"\n\n") {
+                Ok(messages) => {
+                    assert!(escape.is_empty());
+                    assert!(the_result(&messages).take_prescanned().is_some());
+                }
+                Err(e) => {
+                    assert!(!escape.is_empty());
+                    assert_eq!(e, BodyError::Replay);
+                }
+            }
+        }
+    }
+
+    /// A `tools/call` answer of 8 000 atoms (about 140 KB) as one SSE `data` line, with `extra`
+    /// members after `bonds` (an escaped name: the scan declines).
+    fn big_answer(extra: &str) -> String {
+        let atoms = 8_000;
+        format!(
+            r#"data: {{"jsonrpc":"2.0","id":1,"result":{{"structuredContent":{{"contract":1,"structure":{{"elements":[{}],"positions":[{}],"cell":null,"bonds":[]{extra}}}}}}}}}"#,
             vec!["8"; atoms].join(","),
             vec!["1.25"; 3 * atoms].join(",")
-        );
-        assert!(answer.len() > 8 * PIECE);
-        for piece in answer.as_bytes().chunks(1000) {
-            assert!(reader.push(piece).unwrap().is_empty());
+        )
+    }
+
+    /// What a reader made of a body: its messages up to the first error, that error, the resume
+    /// point, and how often the body was read again.
+    type Read = (
+        Vec<Incoming>,
+        Option<BodyError>,
+        Option<(String, Option<u64>)>,
+        usize,
+    );
+
+    /// Reads `body` fed in pieces of `split` bytes as the drivers do (`fetch.rs`): with the
+    /// scan, the chunks are kept, and on [`BodyError::Replay`] fed again from the first to the
+    /// reader's [`BodyReader::replay`], which then reads on.
+    fn driven(body: &[u8], split: usize, scan: bool) -> Read {
+        let mut reader = BodyReader::messages(BodyKind::EventStream, 1 << 24);
+        if scan {
+            reader.scan_structure();
         }
-        let BodyReader::Sse {
-            scan: Some(scan), ..
-        } = &reader
-        else {
-            panic!()
+        let mut kept: Vec<&[u8]> = Vec::new();
+        let (mut out, mut replays) = (Vec::new(), 0);
+        let mut keep = reader.replayable();
+        let feed = |reader: &mut BodyReader, piece: Option<&[u8]>, out: &mut Vec<_>| {
+            let got = match piece {
+                Some(p) => reader.push(p),
+                None => reader.finish(),
+            };
+            got.map(|m| out.extend(m))
         };
-        let blocks: Vec<usize> = scan.pieces.iter().map(Vec::capacity).collect();
-        assert!(blocks.iter().all(|&c| c <= 2 * PIECE), "{blocks:?}");
-        let kept: usize = blocks.iter().sum();
-        assert!(
-            kept < answer.len() + 2 * PIECE,
-            "{kept} for {}",
-            answer.len()
-        );
-        // Declined by the scan (the escape), read whole: one answer.
-        assert_eq!(reader.push(b"\n\n").unwrap().len(), 1);
+        for piece in body.chunks(split).map(Some).chain([None]) {
+            if keep {
+                kept.extend(piece);
+            }
+            let mut got = feed(&mut reader, piece, &mut out);
+            if got == Err(BodyError::Replay) {
+                assert!(keep, "a replay asked of a reader that is not replayable");
+                replays += 1;
+                reader = reader.replay();
+                keep = reader.replayable();
+                got = Ok(());
+                for p in kept
+                    .drain(..)
+                    .map(Some)
+                    .chain(piece.is_none().then_some(None))
+                {
+                    got = got.and_then(|()| feed(&mut reader, p, &mut out));
+                }
+            }
+            if let Err(e) = got {
+                return (out, Some(e), reader.resume_point(), replays);
+            }
+        }
+        (out, None, reader.resume_point(), replays)
+    }
+
+    #[test]
+    fn a_scanned_sse_body_whose_big_event_the_scan_declines_reads_as_without_the_scan() {
+        let progress = |n: u32| {
+            format!(
+                "id: p{n}\ndata: {{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{{\"progressToken\":7,\"progress\":{n}}}}}\n\n"
+            )
+        };
+        let declined = big_answer(r#","residueNames":["\u0041"]"#);
+        let read = big_answer("");
+        // A large event of another type (it carries no message: its data is not needed).
+        let other = format!("event: log\ndata: {}\n\n", "x".repeat(2 * KEEP));
+        let bodies: Vec<(String, usize)> = vec![
+            // Progress before and after the declined answer, which ends with a blank line.
+            (
+                format!(
+                    ": hi\nretry: 900\n{}{}{other}id: a\n{declined}\n\n{}{}",
+                    progress(1),
+                    progress(2),
+                    progress(3),
+                    progress(4)
+                ),
+                1,
+            ),
+            // The declined answer last, without its blank line (dispatched by `finish`).
+            (
+                format!("{}{}id: a\n{declined}", progress(1), progress(2)),
+                1,
+            ),
+            // A malformed event after it: the same error line.
+            (
+                format!(
+                    "{}id: a\n{declined}\n\ndata: {{no\n\n{}",
+                    progress(1),
+                    progress(2)
+                ),
+                1,
+            ),
+            // One answer the scan reads, then one it declines (a second answer, as sent).
+            (
+                format!("{}{read}\n\n{}{declined}\n\n", progress(1), progress(2)),
+                1,
+            ),
+            // The scan reads it: no replay.
+            (
+                format!("{other}{}{read}\n\n{}", progress(1), progress(2)),
+                0,
+            ),
+        ];
+        for (body, replays) in &bodies {
+            for split in [1, 7, 4096, body.len()] {
+                let plain = driven(body.as_bytes(), split, false);
+                let scanned = driven(body.as_bytes(), split, true);
+                assert_eq!(plain.3, 0);
+                assert_eq!(scanned.3, *replays, "split {split}");
+                assert!(!plain.0.is_empty() || plain.1.is_some(), "split {split}");
+                // The same messages in order (one whose Structure the scan read aside), error,
+                // resume point.
+                assert_eq!(scanned.0.len(), plain.0.len(), "split {split}");
+                for (s, p) in scanned.0.iter().zip(&plain.0) {
+                    let took = matches!(s, Incoming::Response { outcome: Ok(raw), .. }
+                        if raw.take_prescanned().is_some());
+                    assert!(
+                        took || format!("{s:?}") == format!("{p:?}"),
+                        "split {split}"
+                    );
+                }
+                assert_eq!(scanned.1, plain.1, "split {split}");
+                assert_eq!(scanned.2, plain.2, "split {split}");
+            }
+        }
     }
 
     /// The result of the one answer in `messages`.

@@ -25,7 +25,6 @@ use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::elicit::{self, ElicitId, Form};
 use super::endpoint::Endpoint;
 use super::errors::{error_body_text, http_failure, one_line, redact, McpError};
-use super::headers::BodyKind;
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
 use super::jsonrpc::{self, Incoming, RawJson, RpcError};
 use super::param_headers::{self, Binding};
@@ -347,6 +346,9 @@ struct Exchange {
     resume: bool,
     /// `WWW-Authenticate` of a 401 or 403 answer.
     www_authenticate: Option<String>,
+    /// The scanned reader gave way to a plain one (`BodyError::Replay`): the driver must feed
+    /// the kept chunks again ([`Client::wants_replay`]); cleared by the next chunk or end.
+    replay: bool,
 }
 
 /// The sans-I/O MCP client. See the module documentation for the driving loop.
@@ -787,6 +789,7 @@ impl Client {
         let Some(ex) = self.exchanges.get_mut(&exchange) else {
             return;
         };
+        ex.replay = false;
         let Some(reader) = ex.reader.as_mut() else {
             return;
         };
@@ -796,15 +799,23 @@ impl Client {
                     self.handle_message(exchange, m, now);
                 }
             }
+            Err(BodyError::Replay) => {
+                // An SSE event the scan did not read and the tap did not keep: the driver feeds
+                // the body again, from its first chunk, to a plain reader that goes on from here.
+                ex.reader = Some(reader.replay());
+                ex.replay = true;
+            }
             Err(e) => self.body_failed(exchange, e),
         }
     }
 
     /// Whether the driver must keep this exchange's body chunks (asked after
-    /// [`Client::handle_head`]): a Builder tool's JSON answer read by the Structure scan
-    /// ([`CallOptions::scan_structure`]), whose body the core does not keep. When
-    /// [`Client::wants_replay`] says so after [`Client::handle_end`], the driver feeds them again
-    /// (`handle_chunk` each, then `handle_end`); then it drops them.
+    /// [`Client::handle_head`]): a Builder tool's answer (JSON or SSE) read by the Structure
+    /// scan ([`CallOptions::scan_structure`]), whose body the core does not keep. When
+    /// [`Client::wants_replay`] says so after a [`Client::handle_chunk`] or
+    /// [`Client::handle_end`], the driver feeds every chunk so far again (`handle_chunk` each,
+    /// the last one included), drops them, keeps no more, and goes on as it was (after
+    /// `handle_end`: `handle_end` again).
     pub fn keeps_chunks(&self, exchange: ExchangeId) -> bool {
         self.exchanges
             .get(&exchange)
@@ -812,14 +823,15 @@ impl Client {
             .is_some_and(BodyReader::replayable)
     }
 
-    /// After [`Client::handle_end`]: whether the body kept by the driver
-    /// ([`Client::keeps_chunks`]) must be fed again, whole, because the Structure scan did not
-    /// read it (the scanner declined, found no Structure, or the rest is not one answer). The
-    /// replayed body is read exactly as one read without the scan.
+    /// After [`Client::handle_chunk`] or [`Client::handle_end`]: whether the chunks kept by the
+    /// driver ([`Client::keeps_chunks`]) must be fed again, from the first, because the
+    /// Structure scan did not read the answer and the core did not keep it (a JSON body: the
+    /// scanner declined, found no Structure, or the rest is not one answer, known at the end;
+    /// an SSE body: the same for an event larger than `body::KEEP`, known when it is
+    /// dispatched). The body is then read exactly as one read without the scan: the events
+    /// already handed on are passed over, the rest (and the rest of the stream) read plainly.
     pub fn wants_replay(&self, exchange: ExchangeId) -> bool {
-        self.exchanges
-            .get(&exchange)
-            .is_some_and(|ex| ex.reader.is_some())
+        self.exchanges.get(&exchange).is_some_and(|ex| ex.replay)
     }
 
     /// The body bytes the core holds for an exchange (see [`BodyReader::held_bytes`]).
@@ -836,12 +848,12 @@ impl Client {
         let Some(ex) = self.exchanges.get_mut(&exchange) else {
             return;
         };
+        ex.replay = false;
         let Some(mut reader) = ex.reader.take() else {
             // End without a head: treat as a dropped connection.
             self.handle_network_error(exchange, "the response ended before its headers", now);
             return;
         };
-        let received = reader.received();
         let msgs = reader.finish();
         match msgs {
             Ok(msgs) => {
@@ -852,10 +864,9 @@ impl Client {
             Err(BodyError::Replay) => {
                 // The scan did not read the Structure and the body was not kept: the driver
                 // feeds it again, to a plain reader (`wants_replay`).
-                let mut plain = BodyReader::messages(BodyKind::Json, self.max_response_bytes);
-                plain.reserve(received);
                 if let Some(ex) = self.exchanges.get_mut(&exchange) {
-                    ex.reader = Some(plain);
+                    ex.reader = Some(reader.replay());
+                    ex.replay = true;
                 }
                 return;
             }
@@ -988,6 +999,7 @@ impl Client {
                 modern: self.session.era == Era::Modern,
                 resume: false,
                 www_authenticate: None,
+                replay: false,
             },
         );
         self.events

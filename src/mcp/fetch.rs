@@ -355,8 +355,9 @@ async fn run_fetch(
         .handle_head(exchange, response.status(), &head, now_ms());
     pump(inner);
     // A scanned answer's body is not kept by the core: its chunks stay here, as the JavaScript
-    // arrays fetch made, in case the core asks for them again (`wants_replay`).
-    let keep = inner.borrow().client.keeps_chunks(exchange);
+    // arrays fetch made, in case the core asks for them again (`wants_replay`, after a chunk or
+    // the end: fed again from the first, then the stream read on).
+    let mut keep = inner.borrow().client.keeps_chunks(exchange);
     let mut kept: Vec<Uint8Array> = Vec::new();
     if let Some(body) = response.body() {
         let reader: ReadableStreamDefaultReader = body.get_reader().unchecked_into();
@@ -386,23 +387,35 @@ async fn run_fetch(
                 .borrow_mut()
                 .client
                 .handle_chunk(exchange, &bytes, now_ms());
+            if keep && replayed(inner, exchange, &mut kept) {
+                keep = false;
+            }
             pump(inner);
         }
     }
     if active(inner, exchange) {
         inner.borrow_mut().client.handle_end(exchange, now_ms());
-        if inner.borrow().client.wants_replay(exchange) {
-            for array in kept.drain(..) {
-                let bytes = array.to_vec();
-                inner
-                    .borrow_mut()
-                    .client
-                    .handle_chunk(exchange, &bytes, now_ms());
-            }
+        if replayed(inner, exchange, &mut kept) {
             inner.borrow_mut().client.handle_end(exchange, now_ms());
         }
     }
     Ok(())
+}
+
+/// When the core asks for it (`Client::wants_replay`), feeds the `kept` chunks of `exchange`'s
+/// body again, from the first, and drops them; whether it did.
+fn replayed(inner: &Rc<RefCell<Inner>>, exchange: ExchangeId, kept: &mut Vec<Uint8Array>) -> bool {
+    if !inner.borrow().client.wants_replay(exchange) {
+        return false;
+    }
+    for array in kept.drain(..) {
+        let bytes = array.to_vec();
+        inner
+            .borrow_mut()
+            .client
+            .handle_chunk(exchange, &bytes, now_ms());
+    }
+    true
 }
 
 /// The host's sign-in hooks (`connect(url, {auth})`): the authorization core's state, the

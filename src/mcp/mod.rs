@@ -29,7 +29,8 @@
 //!         Event::SendRequest { exchange, request } => {
 //!             // send `request`; then handle_head(exchange, status, headers, now),
 //!             // handle_chunk(exchange, bytes, now)…, handle_end(exchange, now)
-//!             // (or handle_network_error); then poll_event() again.
+//!             // (or handle_network_error); then poll_event() again. While keeps_chunks(exchange),
+//!             // keep the chunks, and feed them all again when wants_replay(exchange) says so.
 //!             assert_eq!(request.header("Accept"), Some("application/json, text/event-stream"));
 //!             let _ = exchange;
 //!         }
