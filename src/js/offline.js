@@ -34,7 +34,30 @@ export function offlineTools(options = {}) {
   // accepted name; an unknown name is asked, and refused, every time.
   const accepted = new Set();
 
+  // One timer watches the running call's deadline (§6) for all calls: armed for the earliest
+  // deadline asked and left armed when a call ends, so a quick call neither sets nor clears a
+  // timer (a setTimeout + clearTimeout pair was ~5 % of a 5-water call on the page). When it
+  // fires, the call it watches (if any) checks its own deadline: past it, the call times out,
+  // else the timer is armed again for that deadline.
+  const watch = { timer: null, at: Infinity, check: null };
+  function watchUntil(at, check) {
+    watch.check = check;
+    if (watch.timer !== null && watch.at <= at) return;
+    clearTimeout(watch.timer);
+    watch.at = at;
+    watch.timer = setTimeout(() => {
+      const fired = watch.check;
+      Object.assign(watch, { timer: null, at: Infinity, check: null });
+      fired?.();
+    }, Math.max(0, at - performance.now()));
+  }
+  function stopWatching() {
+    clearTimeout(watch.timer);
+    Object.assign(watch, { timer: null, at: Infinity, check: null });
+  }
+
   function stopWorker() {
+    stopWatching();
     if (worker) worker.terminate();
     worker = null;
     ready = null;
@@ -117,19 +140,23 @@ export function offlineTools(options = {}) {
     const startedAt = performance.now();
     return new Promise((resolve) => {
       let settled = false;
-      let timer = null;
+      let deadline = Infinity;
+      const check = () => {
+        if (settled) return;
+        if (performance.now() >= deadline) {
+          finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true);
+        } else {
+          watchUntil(deadline, check);
+        }
+      };
       const armTimer = (lastActivity) => {
-        clearTimeout(timer);
-        const deadline = callDeadlineMs(startedAt, lastActivity, limit);
-        timer = setTimeout(
-          () => finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true),
-          Math.max(0, deadline - performance.now()),
-        );
+        deadline = callDeadlineMs(startedAt, lastActivity, limit);
+        watchUntil(deadline, check);
       };
       const finish = (outcome, kill) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        if (watch.check === check) watch.check = null;
         current.removeEventListener("message", onMessage);
         current.removeEventListener("error", onError);
         signal?.removeEventListener("abort", onAbort);

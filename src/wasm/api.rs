@@ -7,9 +7,9 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::interop::{
-    failure, from_js, from_js_json, from_js_or_default, plan_to_js, read_context, set,
-    split_document, string_array, success, to_js, to_js_json, toolbox_from_js, ButtonHead,
-    ButtonRef,
+    failure, from_js, from_js_json, from_js_or_default, json_from_js_or_default, ok_outcome,
+    plan_to_js, read_context, set, split_document, string_array, success, to_js, to_js_json,
+    toolbox_from_js, ButtonHead, ButtonRef,
 };
 use crate::chem::molblock::{self, Dimension, Molecule};
 use crate::contract::apply::plan_apply_checked;
@@ -92,7 +92,7 @@ pub fn build_arguments(
 ) -> Result<JsValue, JsError> {
     let button = ButtonRef::from_js(button)?;
     let (context, document) = read_context(context)?;
-    let form_values: Value = from_js_or_default(form_values, "values")?;
+    let form_values: Value = json_from_js_or_default(form_values, "values")?;
     let form = button.form();
     let outcome = form
         .as_ref()
@@ -151,7 +151,7 @@ pub fn validate_arguments(
             ));
         }
     }
-    let args: Value = from_js_or_default(args, "args")?;
+    let args: Value = json_from_js_or_default(args, "args")?;
     to_js(&validate_against_schema(
         &button.input_schema,
         form.as_ref(),
@@ -323,19 +323,15 @@ pub(super) fn interpreted_outcome(
 ) -> JsValue {
     match outcome {
         Ok(interpreted) => {
-            let object = Object::new();
-            set(&object, "ok", true);
-            set(&object, "summary", interpreted.summary.as_str());
-            set(&object, "warnings", string_array(&interpreted.warnings));
-            set(
-                &object,
-                "result",
-                BuilderResultHandle {
-                    tool: tool.to_string(),
-                    inner: interpreted.result,
-                },
-            );
-            object.into()
+            let handle = BuilderResultHandle {
+                tool: tool.to_string(),
+                inner: interpreted.result,
+            };
+            ok_outcome(
+                &interpreted.summary,
+                string_array(&interpreted.warnings).into(),
+                handle.into(),
+            )
         }
         Err(error) => refusal(failure(&error), refused),
     }
@@ -509,7 +505,7 @@ pub fn provenance_record(
 ) -> Result<JsValue, JsError> {
     let server: ServerIdentity = from_js(server, "server ({id, name, version, url?})")?;
     let button = ButtonRef::from_js(button)?;
-    let args: Value = from_js_or_default(args, "args")?;
+    let args: Value = json_from_js_or_default(args, "args")?;
     let document_property = button.form().ok().and_then(|f| f.document_property);
     let record = provenance::provenance_record(
         &server,
@@ -623,7 +619,7 @@ pub fn offline_call(
     #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string, last: boolean) => void) | null | undefined")]
     on_progress: JsValue,
 ) -> Result<Uint8Array, JsError> {
-    let args: Value = from_js_or_default(args, "args")?;
+    let args: Value = json_from_js_or_default(args, "args")?;
     let callback = on_progress.dyn_into::<js_sys::Function>().ok();
     let paced = callback.map(|f| (f, ProgressPace::new(performance_now())));
     PROGRESS.with(|slot| *slot.borrow_mut() = paced);

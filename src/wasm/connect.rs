@@ -13,8 +13,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::interop::{
-    elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, listed_toolbox_to_js,
-    set, string_array, to_js,
+    elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, json_from_js_or_default,
+    listed_toolbox_to_js, set, string_array, to_js,
 };
 use crate::contract::discovery::{parse_tool_list_with, refuse_call, SentSchemas, Toolbox};
 use crate::contract::result::{
@@ -415,7 +415,7 @@ impl ToolServerHandle {
         let signal = get("signal").dyn_into::<web_sys::AbortSignal>().ok();
         let parsed: Result<CallJsOptions, JsError> =
             from_js_or_default(strip_functions(&options), "options");
-        let arguments: Result<Value, JsError> = from_js_or_default(args, "args");
+        let arguments: Result<Value, JsError> = json_from_js_or_default(args, "args");
         future_to_promise(async move {
             let options = parsed.map_err(JsValue::from)?;
             let arguments = arguments.map_err(JsValue::from)?;

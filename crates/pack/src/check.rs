@@ -3,7 +3,7 @@
 //! tolerance, computed from the output positions with an atom-level cell
 //! list, independently of the optimiser's Verlet lists.
 
-use rayon::prelude::*;
+use crate::par::*;
 
 use super::cells::PeriodicGrid;
 

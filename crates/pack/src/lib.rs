@@ -20,6 +20,7 @@ pub mod check;
 pub mod feasibility;
 pub mod objective;
 pub mod optimise;
+pub mod par;
 pub mod placement;
 pub mod problem;
 pub mod rigid;

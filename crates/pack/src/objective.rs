@@ -16,7 +16,7 @@
 //! results are combined in block order, so the result does not depend on the
 //! number of threads.
 
-use rayon::prelude::*;
+use crate::par::*;
 
 use super::cells::{wrap, PeriodicGrid};
 use super::rigid::{cross, euler, euler_axes, mat_mul, mat_vec, orthonormalise, Mat3};
