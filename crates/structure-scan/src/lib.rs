@@ -481,6 +481,13 @@ impl<'a> Scanner<'a> {
     /// A JSON string without escapes or control characters, valid UTF-8.
     #[inline]
     fn string(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.string_bytes()?).ok()
+    }
+
+    /// The bytes of a JSON string without escapes or control characters, not yet checked to be
+    /// UTF-8: a column compares them with the string before it first, which was checked.
+    #[inline]
+    fn string_bytes(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let start = self.i;
         loop {
@@ -490,23 +497,23 @@ impl<'a> Scanner<'a> {
                 _ => self.i += 1,
             }
         }
-        let text = std::str::from_utf8(&self.b[start..self.i]).ok()?;
         self.i += 1;
-        Some(text)
+        Some(&self.b[start..self.i - 1])
     }
 
     /// An array of strings (`expected` of them when known, else 0), dictionary-encoded.
     fn column(&mut self, expected: usize) -> Option<Column> {
         let mut column = Column::default();
         let mut positions: HashMap<&'a str, u32> = HashMap::new();
-        let mut last: Option<(&'a str, u32)> = None;
+        let mut last: Option<(&'a [u8], u32)> = None;
         column.index = self.list(expected, |s| {
-            let text = s.string()?;
+            let bytes = s.string_bytes()?;
             if let Some((previous, t)) = last {
-                if previous == text {
+                if previous == bytes {
                     return Some(t);
                 }
             }
+            let text = std::str::from_utf8(bytes).ok()?;
             let t = match positions.get(text) {
                 Some(&t) => t,
                 None => {
@@ -516,7 +523,7 @@ impl<'a> Scanner<'a> {
                     t
                 }
             };
-            last = Some((text, t));
+            last = Some((bytes, t));
             Some(t)
         })?;
         Some(column)

@@ -47,12 +47,15 @@ struct Dictionary {
 }
 
 impl Dictionary {
-    fn index_of(&mut self, text: &str) -> Option<u32> {
+    /// The index of a string given as its bytes, checked to be UTF-8 unless they are the
+    /// previous string's (a column repeats its strings in runs: `"HOH","HOH","HOH"`).
+    fn index_of(&mut self, bytes: &[u8]) -> Option<u32> {
         if let Some(t) = self.last {
-            if self.column.table[t as usize] == text {
+            if self.column.table[t as usize].as_bytes() == bytes {
                 return Some(t);
             }
         }
+        let text = std::str::from_utf8(bytes).ok()?;
         let t = match self.positions.get(text) {
             Some(&t) => t,
             None => {
@@ -346,7 +349,7 @@ impl CallStream {
                             &mut s,
                             &mut first,
                             &mut index,
-                            |s| names.index_of(s.string()?),
+                            |s| names.index_of(s.string_bytes()?),
                             n,
                         );
                         names.column.index = index;
