@@ -459,6 +459,23 @@ fn items<'a, T>(
     }
     loop {
         let start = s.i;
+        // Compact JSON first: the item right here and its `,` or `]` right after it.
+        if let Some(v) = read(s) {
+            match s.peek() {
+                Some(b',') => {
+                    s.i += 1;
+                    push_sized(out, v, expected);
+                    continue;
+                }
+                Some(b']') => {
+                    s.i += 1;
+                    push_sized(out, v, expected);
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        s.i = start;
         s.ws();
         let item = read(s);
         match (item, s.next_or_close(b']')) {
