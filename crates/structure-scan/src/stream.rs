@@ -51,7 +51,10 @@ impl Dictionary {
     /// previous string's (a column repeats its strings in runs: `"HOH","HOH","HOH"`).
     fn index_of(&mut self, bytes: &[u8]) -> Option<u32> {
         if let Some(t) = self.last {
-            if self.column.table[t as usize].as_bytes() == bytes {
+            // Compared byte by byte in place: for a name of a few bytes, a call to the wasm
+            // build's `memcmp` (a byte loop out of line) measured 2–6 % of the scan in V8.
+            let previous = self.column.table[t as usize].as_bytes();
+            if previous.len() == bytes.len() && previous.iter().zip(bytes).all(|(a, b)| a == b) {
                 return Some(t);
             }
         }
