@@ -1262,21 +1262,27 @@ mod tests {
                     bonds.push([a, b]);
                 }
             }
-            let s = Structure {
-                elements: vec![6; n],
-                positions: vec![0.0; 3 * n],
-                bonds: bonds.clone(),
-                ..Structure::default()
-            };
-            let expected = duplicate_by_sorting(&bonds).map(|(earlier, later)| {
-                let [a, b] = bonds[earlier];
-                format!(
-                    "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {} and {})",
-                    a.min(b),
-                    a.max(b)
-                )
-            });
-            assert_eq!(s.validate().err(), expected, "{bonds:?}");
+            // Also the same bonds listed in increasing (lower, higher) order, as tools write
+            // them (the check's one-pass path when no pair repeats).
+            let mut sorted = bonds.clone();
+            sorted.sort_by_key(|&[a, b]| (a.min(b), a.max(b)));
+            for bonds in [bonds, sorted] {
+                let s = Structure {
+                    elements: vec![6; n],
+                    positions: vec![0.0; 3 * n],
+                    bonds: bonds.clone(),
+                    ..Structure::default()
+                };
+                let expected = duplicate_by_sorting(&bonds).map(|(earlier, later)| {
+                    let [a, b] = bonds[earlier];
+                    format!(
+                        "structure.bonds[{later}]: repeats bonds[{earlier}] (atoms {} and {})",
+                        a.min(b),
+                        a.max(b)
+                    )
+                });
+                assert_eq!(s.validate().err(), expected, "{bonds:?}");
+            }
         }
     }
 

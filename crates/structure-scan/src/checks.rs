@@ -73,6 +73,15 @@ pub fn first_repeated_bond(bonds: &[[u32; 2]], atoms: usize) -> Option<Repeat> {
     if bonds.len() < 2 || first_bad_bond(bonds, atoms).is_some() {
         return None;
     }
+    // Bonds listed in increasing (lower, higher) order, as tools write them, are all different:
+    // one pass, no buckets (which took ~7 ms of a 500 000-atom body in the page).
+    let key = |&[a, b]: &[u32; 2]| (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+    if bonds
+        .windows(2)
+        .fold(true, |sorted, w| sorted & (key(&w[0]) < key(&w[1])))
+    {
+        return None;
+    }
     // Every atom index is < atoms here, so `atoms` fits the buckets (and u32 as an index).
     let mut start = vec![0usize; atoms + 1];
     for &[a, b] in bonds {

@@ -379,11 +379,10 @@ impl<'a> Scanner<'a> {
                     i += 1;
                 }
             }
-            while let Some(&d @ b'0'..=b'9') = b.get(i) {
-                mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
-                significant += 1;
-                i += 1;
-            }
+            let end;
+            (end, mantissa) = digit_run(b, i, mantissa);
+            significant += end - i;
+            i = end;
             fraction = i - digits;
             if fraction == 0 {
                 return None;
@@ -481,6 +480,13 @@ impl<'a> Scanner<'a> {
     /// A JSON string without escapes or control characters, valid UTF-8.
     #[inline]
     fn string(&mut self) -> Option<&'a str> {
+        std::str::from_utf8(self.string_bytes()?).ok()
+    }
+
+    /// The bytes of a JSON string without escapes or control characters, not yet checked to be
+    /// UTF-8: a column compares them with the string before it first, which was checked.
+    #[inline]
+    fn string_bytes(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let start = self.i;
         loop {
@@ -490,23 +496,23 @@ impl<'a> Scanner<'a> {
                 _ => self.i += 1,
             }
         }
-        let text = std::str::from_utf8(&self.b[start..self.i]).ok()?;
         self.i += 1;
-        Some(text)
+        Some(&self.b[start..self.i - 1])
     }
 
     /// An array of strings (`expected` of them when known, else 0), dictionary-encoded.
     fn column(&mut self, expected: usize) -> Option<Column> {
         let mut column = Column::default();
         let mut positions: HashMap<&'a str, u32> = HashMap::new();
-        let mut last: Option<(&'a str, u32)> = None;
+        let mut last: Option<(&'a [u8], u32)> = None;
         column.index = self.list(expected, |s| {
-            let text = s.string()?;
+            let bytes = s.string_bytes()?;
             if let Some((previous, t)) = last {
-                if previous == text {
+                if previous == bytes {
                     return Some(t);
                 }
             }
+            let text = std::str::from_utf8(bytes).ok()?;
             let t = match positions.get(text) {
                 Some(&t) => t,
                 None => {
@@ -516,7 +522,7 @@ impl<'a> Scanner<'a> {
                     t
                 }
             };
-            last = Some((text, t));
+            last = Some((bytes, t));
             Some(t)
         })?;
         Some(column)
@@ -719,6 +725,66 @@ fn integer_part(b: &[u8], mut i: usize) -> Option<IntegerPart> {
     })
 }
 
+/// The run of ASCII digits at `i`: where it ends, and `mantissa` with the run's digits appended
+/// (wrapping past 19 digits; the callers refuse more than 15 significant ones). Eight bytes at a
+/// time where eight are in hand, then byte by byte for the last few bytes of the piece. Used for
+/// a fraction's digits (a position has six or more): in V8, 3–5 % off the whole scan of a
+/// 500 000-atom body. Integer parts are short (atom indices, element numbers, a position's one
+/// or two digits), and there the per-digit loop of [`integer_part`] measured 25 % faster.
+#[inline(always)]
+fn digit_run(b: &[u8], mut i: usize, mut mantissa: u64) -> (usize, u64) {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let (n, value) = eight_digits(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8])));
+        if n == 0 {
+            return (i, mantissa);
+        }
+        mantissa = mantissa.wrapping_mul(POW10_INT[n]).wrapping_add(value);
+        i += n;
+        if n < 8 {
+            return (i, mantissa);
+        }
+    }
+    while let Some(&d @ b'0'..=b'9') = b.get(i) {
+        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+        i += 1;
+    }
+    (i, mantissa)
+}
+
+/// The leading ASCII digits of eight bytes read little-endian (the first byte lowest): how many
+/// (0–8), and their value. A byte is a digit when its high nibble is 3 and adding 6 keeps it
+/// so; a carry out of a non-digit byte only reaches bytes after it, which do not count.
+#[inline(always)]
+fn eight_digits(x: u64) -> (usize, u64) {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const ZEROS: u64 = 0x3030_3030_3030_3030;
+    let other = ((x & HIGH) ^ ZEROS) | ((x.wrapping_add(0x0606_0606_0606_0606) & HIGH) ^ ZEROS);
+    let n = (other.trailing_zeros() / 8) as usize;
+    if n == 0 {
+        return (0, 0);
+    }
+    // The n digits moved to the top bytes, zeros (value 0) below them, then pairs, quads and
+    // the eight combined by three multiplications.
+    let v = (x.wrapping_sub(ZEROS) & 0x0F0F_0F0F_0F0F_0F0F) << (8 * (8 - n));
+    let v = (v.wrapping_mul(10 << 8 | 1) >> 8) & 0x00FF_00FF_00FF_00FF;
+    let v = (v.wrapping_mul(100 << 16 | 1) >> 16) & 0x0000_FFFF_0000_FFFF;
+    let v = v.wrapping_mul(10_000 << 32 | 1) >> 32;
+    (n, v)
+}
+
+/// Powers of ten for [`digit_run`] (10⁰ to 10⁸).
+const POW10_INT: [u64; 9] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+];
+
 /// Powers of ten exact in `f64` (10²² is the largest).
 const POW10: [f64; 23] = [
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
@@ -746,6 +812,41 @@ mod tests {
 
     fn scan(text: &str) -> Option<Scanned> {
         scan_structure(text.as_bytes())
+    }
+
+    #[test]
+    fn digit_runs_read_eight_bytes_at_a_time_as_one_byte_at_a_time() {
+        // Every byte value at every place of a run of digits, long runs, runs cut by the end of
+        // the bytes: the same end and value as the per-digit rule.
+        fn per_digit(b: &[u8], mut i: usize, mut m: u64) -> (usize, u64) {
+            while let Some(&d @ b'0'..=b'9') = b.get(i) {
+                m = m.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
+                i += 1;
+            }
+            (i, m)
+        }
+        let digits = b"9081726354"; // includes 0 and 9, the ends of the range
+        for len in 0..=21 {
+            let run: Vec<u8> = (0..len).map(|k| digits[k % digits.len()]).collect();
+            for stop in 0..=255u8 {
+                for tail in 0..=9 {
+                    let mut b = run.clone();
+                    b.push(stop);
+                    b.extend(std::iter::repeat_n(b'7', tail));
+                    for cut in [b.len(), len + 1, len] {
+                        let b = &b[..cut.min(b.len())];
+                        for start in [0, len.min(3)] {
+                            assert_eq!(
+                                digit_run(b, start, 42),
+                                per_digit(b, start, 42),
+                                "{:?} from {start}",
+                                String::from_utf8_lossy(b)
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     const WATER: &str = r#" {"elements":[8,1,1],"positions":[0,0,0, 0.96,0,0, -0.24,0.93,0],
