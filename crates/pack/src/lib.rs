@@ -183,13 +183,31 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         min_d2: 0.0,
     };
     let mut move_rng = Rng::new(problem.seed, 1);
-    let mut best = (x.clone(), sys.base.clone(), stats);
+    // The best point seen: its statistics, and a copy of its variables and base rotations taken
+    // only once the current point moves away from it (before a round's rebase or a "movebad"),
+    // so a run that converges in its first round never copies them (issue 12: ~40 B per water
+    // atom at the optimiser's peak). The start, unknown (`stats` above), is never restored.
+    let mut best_stats = stats;
+    let mut best: Option<(Vec<f64>, Vec<rigid::Mat3>)> = None;
+    let mut current_is_best = false;
+    let mut keep_best = |current_is_best: &mut bool, x: &[f64], base: &[rigid::Mat3]| {
+        if std::mem::take(current_is_best) {
+            match best.as_mut() {
+                Some((bx, bb)) => {
+                    bx.copy_from_slice(x);
+                    bb.copy_from_slice(base);
+                }
+                None => best = Some((x.to_vec(), base.to_vec())),
+            }
+        }
+    };
     let mut shown = Shown::default();
     while stats.violations > 0 && iters < max_it {
         if cancelled(control) {
             was_cancelled = true;
             break;
         }
+        keep_best(&mut current_is_best, &x, &sys.base);
         sys.rebase(&mut x);
         let round_start = stats.violations;
         let budget = ROUND_ITERS.min(max_it - iters);
@@ -209,10 +227,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         let r = optimise::lbfgs(&mut sys, &mut x, budget, &mut stop, &beat);
         iters += r.iterations.max(1);
         stats = r.stats;
-        if (stats.violations, stats.f) < (best.2.violations, best.2.f) {
-            best.0.copy_from_slice(&x);
-            best.1.copy_from_slice(&sys.base);
-            best.2 = stats;
+        if (stats.violations, stats.f) < (best_stats.violations, best_stats.f) {
+            best_stats = stats;
+            current_is_best = true;
         }
         if r.stopped {
             was_cancelled = true;
@@ -225,14 +242,18 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
             && iters < max_it
             && (r.stalled || (r.iterations == budget && !headway))
         {
+            keep_best(&mut current_is_best, &x, &sys.base);
             move_bad(&mut sys, &mut x, &mut move_rng, &beat);
             stats = sys.eval(&x, None, &beat);
         }
     }
     // Return the best point seen (a final "movebad" or a bad round never wins).
-    if (best.2.violations, best.2.f) < (stats.violations, stats.f) {
-        x.copy_from_slice(&best.0);
-        sys.base.copy_from_slice(&best.1);
+    // (When the current point is the best, `best_stats` is `stats`: nothing to restore.)
+    if (best_stats.violations, best_stats.f) < (stats.violations, stats.f) {
+        if let Some((bx, bb)) = &best {
+            x.copy_from_slice(bx);
+            sys.base.copy_from_slice(bb);
+        }
     }
 
     // Whole molecules with centres wrapped into the box. The positions are taken out of the

@@ -70,7 +70,6 @@ pub fn lbfgs(
     let mut y_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
     let mut rho_hist: Vec<f64> = Vec::with_capacity(MEMORY);
     let mut d = vec![0.0; nv];
-    let mut xn = vec![0.0; nv];
     let mut gn = vec![0.0; nv];
     let mut alpha_buf = [0.0; MEMORY];
     let mut it = 0;
@@ -151,10 +150,8 @@ pub fn lbfgs(
         let mut accepted = false;
         let mut new_stats = stats;
         for _ in 0..MAX_HALVINGS {
-            for i in 0..nv {
-                xn[i] = x[i] + alpha * d[i];
-            }
-            new_stats = sys.eval(&xn, Some(&mut gn), beat);
+            // The trial point x + alpha d is computed where the evaluation reads it (not stored).
+            new_stats = sys.eval_step(x, alpha, &d, Some(&mut gn), beat);
             if new_stats.f <= stats.f + C1 * alpha * gd {
                 accepted = true;
                 break;
@@ -187,8 +184,10 @@ pub fn lbfgs(
             rho_hist.remove(0);
         }
         for i in 0..nv {
-            s_new[i] = (xn[i] - x[i]) as f32;
+            let xn = x[i] + alpha * d[i];
+            s_new[i] = (xn - x[i]) as f32;
             y_new[i] = (gn[i] - g[i]) as f32;
+            x[i] = xn;
         }
         // ρ from the stored values, so the recursion is consistent with what it reads.
         let sy = dot3232(&s_new, &y_new);
@@ -197,7 +196,6 @@ pub fn lbfgs(
             s_hist.push(s_new);
             y_hist.push(y_new);
         }
-        x.copy_from_slice(&xn);
         std::mem::swap(&mut g, &mut gn);
         stats = new_stats;
     }
