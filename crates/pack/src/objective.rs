@@ -53,9 +53,17 @@ impl Point<'_> {
     fn at(&self, i: usize) -> f64 {
         match self.step {
             None => self.x[i],
-            Some((alpha, d)) => self.x[i] + alpha * d[i],
+            Some((alpha, d)) => step_value(self.x[i], alpha, d[i]),
         }
     }
+}
+
+/// A variable of the line search's trial point, `x + alpha d`: the one expression both the
+/// evaluation (which reads the trial point without storing it) and the optimiser (which moves
+/// to it) use, so both see the same bits.
+#[inline(always)]
+pub fn step_value(x: f64, alpha: f64, d: f64) -> f64 {
+    x + alpha * d
 }
 
 /// Result of one evaluation.
@@ -389,7 +397,7 @@ impl System {
     }
 
     /// [`System::eval`] at the trial point `x + alpha d` (each variable computed as
-    /// `x[i] + alpha * d[i]`), without storing it.
+    /// [`step_value`]), without storing it.
     pub fn eval_step(
         &mut self,
         x: &[f64],

@@ -7,7 +7,7 @@
 //! which generic optimiser crates do not offer; this also keeps the wasm
 //! build free of extra dependencies.
 
-use super::objective::{EvalStats, System};
+use super::objective::{step_value, EvalStats, System};
 
 /// Stored correction pairs.
 const MEMORY: usize = 8;
@@ -184,7 +184,7 @@ pub fn lbfgs(
             rho_hist.remove(0);
         }
         for i in 0..nv {
-            let xn = x[i] + alpha * d[i];
+            let xn = step_value(x[i], alpha, d[i]);
             s_new[i] = (xn - x[i]) as f32;
             y_new[i] = (gn[i] - g[i]) as f32;
             x[i] = xn;
