@@ -940,7 +940,7 @@ pub fn split_document(
     if !document.is_object() {
         return Ok(None);
     }
-    let rest: Value = from_js(without_key(args, document_property), "args")?;
+    let rest = json_from_js_or_default(without_key(args, document_property), "args")?;
     let Value::Object(rest) = rest else {
         return Ok(None);
     };
