@@ -376,6 +376,10 @@ fn hostile_numbers_are_read_or_refused_as_the_visitor_does() {
             format!(
                 r#"{{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"molecules":[{n}],"residueIds":[{n}],"formalCharges":[{n}]}}"#
             ),
+            // Integer columns with the number before a `,` (their compact-item step).
+            format!(
+                r#"{{"elements":[{n},8,1],"positions":[0,0,0,1,0,0,2,0,0],"cell":null,"bonds":[[0,1],[0,2]],"bondOrders":[{n},1],"molecules":[{n},0,0],"residueIds":[{n},1,1],"formalCharges":[{n},0,0]}}"#
+            ),
             format!(
                 r#"{{"elements":[8],"positions":[0,0,0],"cell":null,"bonds":[],"scalars":{{"q":[{n}]}}}}"#
             ),

@@ -17,7 +17,10 @@
 
 use std::collections::HashMap;
 
-use super::{push_sized, CallScan, Column, Field, Level, Scanned, Scanner, REQUIRED};
+use super::{
+    atom_index, atomic_number, bond_order, push_sized, unsigned_digits, CallScan, Column, Field,
+    Level, Scanned, Scanner, REQUIRED,
+};
 
 /// Where the reading stands.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -315,31 +318,38 @@ impl CallStream {
                 let out = &mut self.out;
                 let closed = match field {
                     Field::Elements => {
-                        items(&mut s, &mut first, &mut out.elements, Scanner::element, 0)
+                        int_items(&mut s, &mut first, &mut out.elements, atomic_number, 0)
                     }
-                    Field::Positions => {
-                        items(&mut s, &mut first, &mut out.positions, Scanner::number, n)
+                    Field::Positions => items(
+                        &mut s,
+                        &mut first,
+                        &mut out.positions,
+                        Scanner::number,
+                        n,
+                        None,
+                    ),
+                    Field::Bonds => {
+                        items(&mut s, &mut first, &mut out.bonds, Scanner::bond, 0, None)
                     }
-                    Field::Bonds => items(&mut s, &mut first, &mut out.bonds, Scanner::bond, 0),
                     Field::BondOrders => {
                         let list = out.bond_orders.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::bond_order, 0)
+                        int_items(&mut s, &mut first, list, bond_order, 0)
                     }
                     Field::Molecules => {
                         let list = out.molecules.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::index, n)
+                        int_items(&mut s, &mut first, list, atom_index, n)
                     }
                     Field::ResidueIds => {
                         let list = out.residue_ids.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::int, n)
+                        int_items(&mut s, &mut first, list, Some, n)
                     }
                     Field::FormalCharges => {
                         let list = out.formal_charges.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::charge, n)
+                        items(&mut s, &mut first, list, Scanner::charge, n, None)
                     }
                     Field::ChainIds => {
                         let list = out.chain_ids.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::owned_string, n)
+                        items(&mut s, &mut first, list, Scanner::owned_string, n, None)
                     }
                     Field::ResidueNames | Field::AtomNames => {
                         let names = if field == Field::ResidueNames {
@@ -354,6 +364,7 @@ impl CallStream {
                             &mut index,
                             |s| names.index_of(s.string_bytes()?),
                             n,
+                            None,
                         );
                         names.column.index = index;
                         if closed {
@@ -437,10 +448,33 @@ fn member(s: &mut Scanner, first: bool, seen: u16, out: &mut Scanned) -> Option<
     Some((next, field.bit()))
 }
 
+/// [`items`] of a list of integers, each turned into the column's value by `value` (`None`: out
+/// of the field's range, which declines the Structure).
+#[inline]
+fn int_items<T>(
+    s: &mut Scanner,
+    first: &mut bool,
+    out: &mut Vec<T>,
+    value: fn(i64) -> Option<T>,
+    expected: usize,
+) -> bool {
+    items(
+        s,
+        first,
+        out,
+        |s| s.int().and_then(value),
+        expected,
+        Some(value),
+    )
+}
+
 /// Reads a list's items into `out` while whole items (each with the `,` or `]` after it) are in
 /// hand: `true` when the list closed, `false` at an item not (yet) read, with the position at its
 /// start. `expected`: the list's length when known (else 0), for the room it takes
-/// ([`push_sized`], as the one-piece scan).
+/// ([`push_sized`], as the one-piece scan). `unsigned`, for a list of integers: the value of an
+/// item that is digits right before its `,` or `]` (what `read` gives for it), taken without
+/// `read`'s steps (sign, fraction and exponent tests; in V8, ~6 % off the scan of a 500 000-atom
+/// body).
 #[inline]
 fn items<'a, T>(
     s: &mut Scanner<'a>,
@@ -448,6 +482,7 @@ fn items<'a, T>(
     out: &mut Vec<T>,
     mut read: impl FnMut(&mut Scanner<'a>) -> Option<T>,
     expected: usize,
+    unsigned: Option<fn(i64) -> Option<T>>,
 ) -> bool {
     if *first {
         s.ws();
@@ -463,6 +498,21 @@ fn items<'a, T>(
     loop {
         let start = s.i;
         // Compact JSON first: the item right here and its `,` or `]` right after it.
+        if let Some(value) = unsigned {
+            // At most 15 digits, as `Scanner::int` reads them.
+            if let Some((m, end)) =
+                unsigned_digits(s.b, start).filter(|&(_, end)| end - start <= 15)
+            {
+                if let (Some(&close @ (b',' | b']')), Some(v)) = (s.b.get(end), value(m as i64)) {
+                    s.i = end + 1;
+                    push_sized(out, v, expected);
+                    if close == b']' {
+                        return true;
+                    }
+                    continue;
+                }
+            }
+        }
         if let Some(v) = read(s) {
             match s.peek() {
                 Some(b',') => {
