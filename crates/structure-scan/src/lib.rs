@@ -415,7 +415,7 @@ impl<'a> Scanner<'a> {
             significant,
             end,
         } = integer_part(b, self.i)?;
-        if significant > 15 || matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
+        if significant > MAX_INT_DIGITS || matches!(b.get(end), Some(b'.' | b'e' | b'E')) {
             return None;
         }
         self.i = end;
@@ -674,6 +674,9 @@ impl<'a> Scanner<'a> {
         }
     }
 }
+
+/// The most digits an integer may have (exact in `f64` and `i64`; [`Scanner::int`]).
+const MAX_INT_DIGITS: usize = 15;
 
 /// An atomic number, 1–118 (`elements`).
 #[inline]
