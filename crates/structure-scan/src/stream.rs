@@ -15,11 +15,9 @@
 //! value of a member read at once: `cell`, `scalars`, an unknown member). The Structure's text is
 //! not kept: a caller that must read the whole body again when the scan declines keeps it itself.
 
-use std::collections::HashMap;
-
 use super::{
-    atom_index, atomic_number, bond_order, push_sized, unsigned_digits, CallScan, Column, Field,
-    Level, Scanned, Scanner, MAX_INT_DIGITS, REQUIRED,
+    atom_index, atomic_number, bond_order, push_sized, unsigned_digits, CallScan, Dictionary,
+    Field, Level, Scanned, Scanner, MAX_INT_DIGITS, REQUIRED,
 };
 
 /// Where the reading stands.
@@ -39,41 +37,6 @@ enum State {
     Declined,
     /// No Structure at `structuredContent.structure`.
     Absent,
-}
-
-/// The dictionary of a string column being read.
-#[derive(Default)]
-struct Dictionary {
-    column: Column,
-    positions: HashMap<String, u32>,
-    last: Option<u32>,
-}
-
-impl Dictionary {
-    /// The index of a string given as its bytes, checked to be UTF-8 unless they are the
-    /// previous string's (a column repeats its strings in runs: `"HOH","HOH","HOH"`).
-    fn index_of(&mut self, bytes: &[u8]) -> Option<u32> {
-        if let Some(t) = self.last {
-            // Compared byte by byte in place: for a name of a few bytes, a call to the wasm
-            // build's `memcmp` (a byte loop out of line) measured 2–6 % of the scan in V8.
-            let previous = self.column.table[t as usize].as_bytes();
-            if previous.len() == bytes.len() && previous.iter().zip(bytes).all(|(a, b)| a == b) {
-                return Some(t);
-            }
-        }
-        let text = std::str::from_utf8(bytes).ok()?;
-        let t = match self.positions.get(text) {
-            Some(&t) => t,
-            None => {
-                let t = u32::try_from(self.column.table.len()).ok()?;
-                self.column.table.push(text.to_owned());
-                self.positions.insert(text.to_owned(), t);
-                t
-            }
-        };
-        self.last = Some(t);
-        Some(t)
-    }
 }
 
 /// A resumable [`scan_call`]: [`CallStream::feed`] each piece of a response body as it arrives,
@@ -374,7 +337,7 @@ impl CallStream {
                             &mut s,
                             &mut first,
                             &mut index,
-                            |s| names.index_of(s.string_bytes()?),
+                            |s| names.read(s),
                             n,
                             no_compact,
                         );
