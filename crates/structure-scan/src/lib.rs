@@ -405,8 +405,22 @@ impl<'a> Scanner<'a> {
     /// after the point, no exponent) are converted while their digits are checked: the digits as
     /// an integer (exact below 2⁵³) divided by an exact power of ten, one correctly rounded IEEE
     /// division. Anything else is converted by `fast-float2` after the grammar check.
-    #[inline]
+    #[inline(always)]
     fn number(&mut self) -> Option<f64> {
+        let v = self.number_or_nan();
+        (!v.is_nan()).then_some(v)
+    }
+
+    /// [`Scanner::number`] with NaN for `None` (the number read is finite, never NaN): a plain
+    /// `f64` comes back from this out-of-line call in a register where an `Option<f64>` came
+    /// through memory (in V8, ~5 % off the scan of a 500 000-atom body).
+    #[inline(never)]
+    fn number_or_nan(&mut self) -> f64 {
+        self.finite_number().unwrap_or(f64::NAN)
+    }
+
+    #[inline(always)]
+    fn finite_number(&mut self) -> Option<f64> {
         let b = self.b;
         let start = self.i;
         let IntegerPart {
