@@ -17,6 +17,7 @@
 
 use std::collections::HashMap;
 
+use super::checks::Facts;
 use super::{push_sized, CallScan, Column, Field, Level, Scanned, Scanner, REQUIRED};
 
 /// Where the reading stands.
@@ -91,17 +92,22 @@ pub struct CallStream {
     seen: u16,
     residue_names: Dictionary,
     atom_names: Dictionary,
+    /// The columns summed up as they are read (issue 10: so that little is left after the last
+    /// byte).
+    facts: Facts,
     /// The next attempt waits until `buf` holds this many bytes.
     retry_at: usize,
 }
 
 /// What [`CallStream::finish`] found.
 pub enum Streamed {
-    /// The Structure, read; the body with `placeholder` instead of the Structure's text; the
-    /// Structure's byte range in the body.
+    /// The Structure, read, and its facts; the body with `placeholder` instead of the
+    /// Structure's text; the Structure's byte range in the body.
     Read {
         /// The Structure's members.
         structure: Box<Scanned>,
+        /// Its columns summed up ([`Facts::counted`]: all of each).
+        facts: Box<Facts>,
         /// The rest of the body, the Structure's text replaced.
         rest: Vec<u8>,
         /// The Structure's byte range in the whole body.
@@ -143,6 +149,7 @@ impl CallStream {
             seen: 0,
             residue_names: Dictionary::default(),
             atom_names: Dictionary::default(),
+            facts: Facts::default(),
             retry_at: 0,
         }
     }
@@ -240,6 +247,7 @@ impl CallStream {
                 rest.extend_from_slice(&self.kept[self.split..]);
                 Streamed::Read {
                     structure: Box::new(self.out),
+                    facts: Box::new(self.facts),
                     rest,
                     range: self.range,
                 }
@@ -313,17 +321,35 @@ impl CallStream {
                 let mut first = first;
                 let n = field.expected_len(self.seen, self.out.elements.len());
                 let out = &mut self.out;
+                let facts = &mut self.facts;
+                // The items a call reads are summed up at once, while they are in cache.
                 let closed = match field {
                     Field::Elements => {
-                        items(&mut s, &mut first, &mut out.elements, Scanner::element, 0)
+                        let from = out.elements.len();
+                        let closed =
+                            items(&mut s, &mut first, &mut out.elements, Scanner::element, 0);
+                        facts.note_elements(&out.elements[from..]);
+                        closed
                     }
                     Field::Positions => {
-                        items(&mut s, &mut first, &mut out.positions, Scanner::number, n)
+                        let from = out.positions.len();
+                        let closed =
+                            items(&mut s, &mut first, &mut out.positions, Scanner::number, n);
+                        facts.note_positions(&out.positions[from..]);
+                        closed
                     }
-                    Field::Bonds => items(&mut s, &mut first, &mut out.bonds, Scanner::bond, 0),
+                    Field::Bonds => {
+                        let from = out.bonds.len();
+                        let closed = items(&mut s, &mut first, &mut out.bonds, Scanner::bond, 0);
+                        facts.note_bonds(&out.bonds[from..]);
+                        closed
+                    }
                     Field::BondOrders => {
                         let list = out.bond_orders.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::bond_order, 0)
+                        let from = list.len();
+                        let closed = items(&mut s, &mut first, list, Scanner::bond_order, 0);
+                        facts.note_bond_orders(&list[from..]);
+                        closed
                     }
                     Field::Molecules => {
                         let list = out.molecules.get_or_insert_with(Vec::new);
@@ -331,7 +357,10 @@ impl CallStream {
                     }
                     Field::ResidueIds => {
                         let list = out.residue_ids.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::int, n)
+                        let from = list.len();
+                        let closed = items(&mut s, &mut first, list, Scanner::int, n);
+                        facts.note_residue_ids(&list[from..]);
+                        closed
                     }
                     Field::FormalCharges => {
                         let list = out.formal_charges.get_or_insert_with(Vec::new);
@@ -339,7 +368,10 @@ impl CallStream {
                     }
                     Field::ChainIds => {
                         let list = out.chain_ids.get_or_insert_with(Vec::new);
-                        items(&mut s, &mut first, list, Scanner::owned_string, n)
+                        let from = list.len();
+                        let closed = items(&mut s, &mut first, list, Scanner::owned_string, n);
+                        facts.note_chain_ids(&list[from..]);
+                        closed
                     }
                     Field::ResidueNames | Field::AtomNames => {
                         let names = if field == Field::ResidueNames {
@@ -500,6 +532,33 @@ fn items<'a, T>(
 /// `"@"`, as a [`CallScan`] for comparison (tests).
 #[doc(hidden)]
 pub fn scan_call_in_pieces(body: &[u8], lengths: &[usize]) -> (CallScan, Option<Vec<u8>>) {
+    match feed_in_pieces(body, lengths) {
+        Streamed::Read {
+            structure,
+            rest,
+            range,
+            ..
+        } => (CallScan::Read(structure, range), Some(rest)),
+        Streamed::Declined => (CallScan::Declined, None),
+        Streamed::Absent => (CallScan::Absent, None),
+    }
+}
+
+/// The Structure and its [`Facts`] when a [`CallStream`] fed `body` in pieces of the given
+/// lengths (cycled) reads it (tests).
+#[doc(hidden)]
+pub fn facts_in_pieces(body: &[u8], lengths: &[usize]) -> Option<(Box<Scanned>, Box<Facts>)> {
+    match feed_in_pieces(body, lengths) {
+        Streamed::Read {
+            structure, facts, ..
+        } => Some((structure, facts)),
+        _ => None,
+    }
+}
+
+/// `body` fed to a [`CallStream`] in pieces of the given lengths (cycled), finished with
+/// placeholder `"@"`.
+fn feed_in_pieces(body: &[u8], lengths: &[usize]) -> Streamed {
     let mut stream = CallStream::new();
     let mut at = 0;
     let mut k = 0;
@@ -510,13 +569,5 @@ pub fn scan_call_in_pieces(body: &[u8], lengths: &[usize]) -> (CallScan, Option<
         stream.feed(&body[at..end]);
         at = end;
     }
-    match stream.finish(b"@") {
-        Streamed::Read {
-            structure,
-            rest,
-            range,
-        } => (CallScan::Read(structure, range), Some(rest)),
-        Streamed::Declined => (CallScan::Declined, None),
-        Streamed::Absent => (CallScan::Absent, None),
-    }
+    stream.finish(b"@")
 }
