@@ -342,10 +342,13 @@ fn interpret_bytes(
 ) -> Result<Interpreted, String> {
     check_result_size(body.total(), limits)?;
     if let Some(Streamed::Read {
-        structure, rest, ..
+        structure,
+        facts,
+        rest,
+        ..
     }) = scan_pieces(body, limits).map(|s| s.finish(SPLICE_MARK.as_bytes()))
     {
-        if let Ok(done) = read_with(tool_name, contract, &rest, *structure) {
+        if let Ok(done) = read_with(tool_name, contract, &rest, *structure, *facts) {
             return Ok(done);
         }
     }
@@ -361,8 +364,11 @@ fn read_with(
     contract: Option<u64>,
     rest: &[u8],
     structure: megane_structure_scan::Scanned,
+    facts: megane_structure_scan::checks::Facts,
 ) -> Result<Interpreted, String> {
-    read_placed(rest, structure, |rest| read_call(tool_name, contract, rest))
+    read_placed(rest, structure, facts, |rest| {
+        read_call(tool_name, contract, rest)
+    })
 }
 
 /// The exact reader on a whole body: the cap, the SSE framing ([`sse_message`]), then the serde
@@ -396,11 +402,18 @@ pub fn interpret_call_prescanned(
 ) -> Result<Interpreted, String> {
     let crate::mcp::jsonrpc::Prescanned {
         structure,
+        facts,
         structure_len,
     } = prescanned;
     let whole = text.len().saturating_sub(SPLICE_MARK.len()) + structure_len;
     check_result_size(whole, limits)?;
-    read_with(Some(tool_name), Some(marker.contract), text, *structure)
+    read_with(
+        Some(tool_name),
+        Some(marker.contract),
+        text,
+        *structure,
+        *facts,
+    )
 }
 
 /// Reads and interprets an unframed response body; the Structure reader is chosen by the mode
@@ -1088,3 +1101,7 @@ impl<'de> DeserializeSeed<'de> for KeepScalarSeed {
 #[cfg(all(test, not(target_arch = "wasm32")))]
 #[path = "scan_differential.rs"]
 mod scan_differential;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+#[path = "facts_differential.rs"]
+mod facts_differential;

@@ -24,7 +24,7 @@ fn float_bits(s: &Structure) -> Vec<u64> {
     bits
 }
 
-fn same(a: &Interpreted, b: &Interpreted) -> bool {
+pub(super) fn same(a: &Interpreted, b: &Interpreted) -> bool {
     a == b && float_bits(&a.result.structure) == float_bits(&b.result.structure)
 }
 
@@ -167,6 +167,9 @@ fn same_in_every_split(body: &[u8], what: &str) {
         })
         .collect();
     for lengths in [&[1][..], &[2], &[7], &[64 * 1024], &random] {
+        if let Some((s, facts)) = megane_structure_scan::facts_in_pieces(body, lengths) {
+            super::facts_differential::assert_facts_hold(&s, &facts, what);
+        }
         let (scan, rest) = megane_structure_scan::scan_call_in_pieces(body, lengths);
         let pieces = shown(scan);
         assert!(
@@ -280,7 +283,7 @@ fn scanner_agrees_with_the_visitor_on_every_fixture_and_corpus_file() {
     println!("{bodies} bodies, {} read by the scanner", scanned.len());
 }
 
-fn wrap(structure: &str) -> String {
+pub(super) fn wrap(structure: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":[{{"type":"text","text":"ok"}}],"structuredContent":{{"contract":1,"name":"x","structure":{structure}}}}}}}"#
     )

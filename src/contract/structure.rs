@@ -78,25 +78,46 @@ impl Structure {
     }
 
     /// §5.1: checks every rule; the first violation is returned as one line naming the field
-    /// (`structure.<field>[index]: …`).
+    /// (`structure.<field>[index]: …`). For the Structure a scan read while its body streamed
+    /// in ([`read_placed`]), a column the scan's facts clear is not searched again (issue 10:
+    /// the searches were most of what ran after the last byte); a column they do not clear is
+    /// searched as for any other Structure, so the outcome is the same.
     pub fn validate(&self) -> Result<(), String> {
-        self.validate_elements()?;
-        self.validate_positions()?;
+        let facts = placed_facts(self);
+        let known = facts.as_ref();
+        self.validate_elements(known)?;
+        self.validate_positions(known)?;
         self.validate_cell()?;
-        self.validate_bonds()?;
-        self.validate_bond_orders()?;
-        self.validate_per_atom_channels()?;
+        self.validate_bonds(known)?;
+        self.validate_bond_orders(known)?;
+        self.validate_per_atom_channels(known)?;
         self.validate_scalars()
     }
 
-    fn validate_elements(&self) -> Result<(), String> {
+    /// The columns the scan's [`checks::Facts`] sum up.
+    fn columns(&self) -> checks::Columns<'_> {
+        checks::Columns {
+            elements: &self.elements,
+            positions: &self.positions,
+            bonds: &self.bonds,
+            bond_orders: self.bond_orders.as_deref().unwrap_or_default(),
+            residue_ids: self.residue_ids.as_deref().unwrap_or_default(),
+            chain_ids: self.chain_ids.as_deref().unwrap_or_default(),
+        }
+    }
+
+    fn validate_elements(&self, known: Option<&checks::Facts>) -> Result<(), String> {
         let n = self.n_atoms();
         if n > MAX_ATOMS {
             return Err(format!(
                 "structure.elements: {n} atoms; Builder accepts at most {MAX_ATOMS} per result"
             ));
         }
-        match checks::first_outside_u8(&self.elements, 1, MAX_ELEMENT) {
+        let clear = known.is_some_and(|f| checks::within(&f.elements, 1, MAX_ELEMENT));
+        match (!clear)
+            .then(|| checks::first_outside_u8(&self.elements, 1, MAX_ELEMENT))
+            .flatten()
+        {
             Some(i) => Err(format!(
                 "structure.elements[{i}]: {} is not an atomic number (1–118)",
                 self.elements[i]
@@ -105,7 +126,7 @@ impl Structure {
         }
     }
 
-    fn validate_positions(&self) -> Result<(), String> {
+    fn validate_positions(&self, known: Option<&checks::Facts>) -> Result<(), String> {
         let n = self.n_atoms();
         if self.positions.len() != 3 * n {
             return Err(format!(
@@ -114,7 +135,11 @@ impl Structure {
                 3 * n
             ));
         }
-        match checks::first_not_finite(&self.positions) {
+        let first = known.map_or_else(
+            || checks::first_not_finite(&self.positions),
+            |f| f.first_not_finite_position,
+        );
+        match first {
             Some(i) => Err(format!("structure.positions[{i}]: not a finite number")),
             None => Ok(()),
         }
@@ -130,9 +155,14 @@ impl Structure {
         }
     }
 
-    fn validate_bonds(&self) -> Result<(), String> {
+    fn validate_bonds(&self, known: Option<&checks::Facts>) -> Result<(), String> {
         let n = self.n_atoms();
-        if let Some(k) = checks::first_bad_bond(&self.bonds, n) {
+        // Every atom named in range: the first bad bond is the first to name an atom twice.
+        let first_bad = match known {
+            Some(f) if f.bonded_atoms.is_none_or(|(_, hi)| (hi as usize) < n) => f.first_self_bond,
+            _ => checks::first_bad_bond(&self.bonds, n),
+        };
+        if let Some(k) = first_bad {
             let [a, b] = self.bonds[k];
             if let Some(atom) = [a, b].into_iter().find(|&atom| atom as usize >= n) {
                 return Err(format!(
@@ -142,8 +172,12 @@ impl Structure {
             return Err(format!("structure.bonds[{k}]: bonds atom {a} to itself"));
         }
         // The lowest duplicated atom pair, with its two lowest bond indices (O(N + B), in the
-        // scanner crate at opt-level 3).
-        match checks::first_repeated_bond(&self.bonds, n) {
+        // scanner crate at opt-level 3); none when the bonds' pairs increase.
+        let ascending = known.is_some_and(|f| f.first_unordered_bond.is_none());
+        match (!ascending)
+            .then(|| checks::first_repeated_bond(&self.bonds, n))
+            .flatten()
+        {
             Some(checks::Repeat {
                 lo,
                 hi,
@@ -156,7 +190,7 @@ impl Structure {
         }
     }
 
-    fn validate_bond_orders(&self) -> Result<(), String> {
+    fn validate_bond_orders(&self, known: Option<&checks::Facts>) -> Result<(), String> {
         let Some(orders) = &self.bond_orders else {
             return Ok(());
         };
@@ -167,7 +201,11 @@ impl Structure {
                 self.bonds.len()
             ));
         }
-        match checks::first_outside_u8(orders, 1, 4) {
+        let clear = known.is_some_and(|f| checks::within(&f.bond_orders, 1, 4));
+        match (!clear)
+            .then(|| checks::first_outside_u8(orders, 1, 4))
+            .flatten()
+        {
             Some(k) => Err(format!(
                 "structure.bondOrders[{k}]: {} is not a bond order (1, 2, 3 or 4)",
                 orders[k]
@@ -176,7 +214,7 @@ impl Structure {
         }
     }
 
-    fn validate_per_atom_channels(&self) -> Result<(), String> {
+    fn validate_per_atom_channels(&self, known: Option<&checks::Facts>) -> Result<(), String> {
         let n = self.n_atoms();
         check_channel_length("molecules", self.molecules.as_ref().map(Vec::len), n)?;
         check_channel_length(
@@ -189,7 +227,11 @@ impl Structure {
             // A JavaScript number holds integers exactly only up to 2^53 − 1; Builder's labels and
             // the plan's residueIds are JavaScript numbers.
             const MAX_SAFE: i64 = (1 << 53) - 1;
-            if let Some(i) = checks::first_outside_i64(ids, -MAX_SAFE, MAX_SAFE) {
+            let clear = known.is_some_and(|f| checks::within(&f.residue_ids, -MAX_SAFE, MAX_SAFE));
+            let first = (!clear)
+                .then(|| checks::first_outside_i64(ids, -MAX_SAFE, MAX_SAFE))
+                .flatten();
+            if let Some(i) = first {
                 return Err(format!(
                     "structure.residueIds[{i}]: {} is beyond ±(2^53 − 1), which JavaScript cannot hold exactly",
                     ids[i]
@@ -208,7 +250,11 @@ impl Structure {
             n,
         )?;
         if let Some(chains) = &self.chain_ids {
-            if let Some(i) = chains.iter().position(|c| c.chars().count() != 1) {
+            let clear = known.is_some_and(|f| checks::within(&f.chain_id_chars, 1, 1));
+            let first = (!clear)
+                .then(|| chains.iter().position(|c| c.chars().count() != 1))
+                .flatten();
+            if let Some(i) = first {
                 return Err(format!(
                     "structure.chainIds[{i}]: a chain id is exactly one character, not {:?}",
                     excerpt(&chains[i])
@@ -932,6 +978,39 @@ thread_local! {
     static MODE: Cell<Mode> = const { Cell::new(Mode::Exact) };
     /// The Structure the scan read in place, for the placeholder that replaced it.
     static SPLICED: RefCell<Option<Structure>> = const { RefCell::new(None) };
+    /// The scan's facts about that Structure's columns, while [`read_placed`] reads.
+    static PLACED: RefCell<Option<Placed>> = const { RefCell::new(None) };
+}
+
+/// The scan's facts about the columns of the Structure [`read_placed`] places, and where those
+/// columns lie: [`Structure::validate`] consults them only for a Structure whose columns are
+/// these very vectors (a placed Structure is moved, never copied, from the scan to the check;
+/// any other Structure read meanwhile has its own allocations).
+struct Placed {
+    at: [(usize, usize); 6],
+    facts: checks::Facts,
+}
+
+/// Where each column [`checks::Facts`] sums up lies, and its length.
+fn addresses(c: &checks::Columns) -> [(usize, usize); 6] {
+    let at = |p: *const u8, len: usize| (p as usize, len);
+    [
+        at(c.elements.as_ptr(), c.elements.len()),
+        at(c.positions.as_ptr().cast(), c.positions.len()),
+        at(c.bonds.as_ptr().cast(), c.bonds.len()),
+        at(c.bond_orders.as_ptr(), c.bond_orders.len()),
+        at(c.residue_ids.as_ptr().cast(), c.residue_ids.len()),
+        at(c.chain_ids.as_ptr().cast(), c.chain_ids.len()),
+    ]
+}
+
+/// The scan's facts when `s` is the Structure [`read_placed`] placed (taken: asked once).
+fn placed_facts(s: &Structure) -> Option<checks::Facts> {
+    PLACED.with(|p| {
+        let mut placed = p.borrow_mut();
+        let here = placed.as_ref()?.at == addresses(&s.columns());
+        here.then(|| placed.take()).flatten().map(|p| p.facts)
+    })
 }
 
 /// What replaces the Structure's text in the body handed to serde_json (see [`read_placed`]).
@@ -968,11 +1047,22 @@ fn with_mode<T>(mode: Mode, read: impl FnOnce() -> T) -> T {
 pub(crate) fn read_placed<T>(
     spliced: &[u8],
     scanned: megane_structure_scan::Scanned,
+    facts: checks::Facts,
     read: impl FnOnce(&[u8]) -> Result<T, String>,
 ) -> Result<T, String> {
     with_mode(Mode::Placed, || {
-        SPLICED.with(|s| *s.borrow_mut() = Some(Structure::from(scanned)));
+        let structure = Structure::from(scanned);
+        let columns = structure.columns();
+        // Facts that sum up every entry of these very columns (the vectors are moved, not copied,
+        // until `validate` meets them), else none.
+        let placed = (facts.counted() == columns.lengths()).then(|| Placed {
+            at: addresses(&columns),
+            facts,
+        });
+        PLACED.with(|p| *p.borrow_mut() = placed);
+        SPLICED.with(|s| *s.borrow_mut() = Some(structure));
         let outcome = read(spliced);
+        PLACED.with(|p| p.borrow_mut().take());
         match (outcome, SPLICED.with(|s| s.borrow_mut().take())) {
             // Read without meeting the placeholder where a Structure is read: the checks of the
             // caller rule this out.

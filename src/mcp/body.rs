@@ -382,6 +382,7 @@ impl DataTap for SseScanning {
 fn prescanned(stream: CallStream) -> Option<Vec<Incoming>> {
     let Streamed::Read {
         structure,
+        facts,
         rest,
         range,
     } = stream.finish(SPLICE_MARK.as_bytes())
@@ -405,6 +406,7 @@ fn prescanned(stream: CallStream) -> Option<Vec<Incoming>> {
     }
     *raw = raw.clone().with_prescanned(Prescanned {
         structure,
+        facts,
         structure_len: range.len(),
     });
     Some(messages)

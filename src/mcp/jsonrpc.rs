@@ -192,6 +192,8 @@ pub struct RawJson {
 pub struct Prescanned {
     /// The Structure's members, read by `megane-structure-scan`'s [`megane_structure_scan::CallStream`].
     pub structure: Box<megane_structure_scan::Scanned>,
+    /// Its columns summed up by the scan (for `Structure::validate`).
+    pub facts: Box<megane_structure_scan::checks::Facts>,
     /// The length in bytes of the Structure's text (for the §9 byte cap on the whole result).
     pub structure_len: usize,
 }

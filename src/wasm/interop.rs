@@ -461,12 +461,12 @@ extern "C" {
     /// `{ok: true, summary, warnings, result}`.
     #[wasm_bindgen(js_name = okOutcome)]
     pub(super) fn ok_outcome(summary: &str, warnings: JsValue, result: JsValue) -> JsValue;
-    /// `target[key]`: `index.map(i => table[i])`, built on first read.
+    /// `target[key]`: `index.map(i => table[i])`, built on first read (`index`: a typed array).
     #[wasm_bindgen(js_name = lazyStrings)]
-    fn lazy_strings(target: &Object, key: &str, table: &Array, index: &Uint32Array);
+    fn lazy_strings(target: &Object, key: &str, table: &Array, index: &JsValue);
     /// `target[key]`: `index.map((t, i) => table[t] + ids[i])`, built on first read.
     #[wasm_bindgen(js_name = lazyLabels)]
-    fn lazy_labels(target: &Object, key: &str, table: &Array, index: &Uint32Array, ids: &JsValue);
+    fn lazy_labels(target: &Object, key: &str, table: &Array, index: &JsValue, ids: &JsValue);
     /// `target[key]`: `Array.from(values)`, built on first read.
     #[wasm_bindgen(js_name = lazyNumbers)]
     fn lazy_numbers(target: &Object, key: &str, values: &JsValue);
@@ -491,14 +491,36 @@ extern "C" {
     ) -> JsValue;
 }
 
-/// A lazy `string[]` of a dictionary-encoded column.
-fn lazy_strings_js(target: &Object, key: &str, column: &StringColumn) {
-    lazy_strings(
-        target,
-        key,
-        &string_array(column.table()),
-        &Uint32Array::from(column.indices()),
-    );
+/// A dictionary-encoded column as JavaScript sees it: its table, and its indices (a `Uint8Array`
+/// for a table of at most 256 strings, as a result's residue and atom names are, else a
+/// `Uint32Array`). The indices stay inside the lazy getters, which only look strings up with
+/// them; a quarter of the bytes is less fresh JavaScript memory to touch (issue 10: `planApply`
+/// in Chromium was mostly the first touches of its new typed arrays, ~0.7 ms per MB).
+#[derive(Clone)]
+struct ColumnJs {
+    table: Array,
+    index: JsValue,
+}
+
+impl ColumnJs {
+    fn new(column: &StringColumn) -> ColumnJs {
+        let index = column.indices();
+        let index = if column.table().len() <= 0x100 {
+            let narrow: Vec<u8> = index.iter().map(|&i| i as u8).collect();
+            Uint8Array::from(narrow.as_slice()).into()
+        } else {
+            Uint32Array::from(index).into()
+        };
+        ColumnJs {
+            table: string_array(column.table()),
+            index,
+        }
+    }
+
+    /// `target[key]`: the column's `string[]`, built on first read.
+    fn lazy_strings(&self, target: &Object, key: &str) {
+        lazy_strings(target, key, &self.table, &self.index);
+    }
 }
 
 /// Largest integer a JavaScript number holds exactly (2^53 − 1).
@@ -555,20 +577,21 @@ pub fn snapshot_to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
     );
     set(&object, "atomBFactors", JsValue::NULL);
     let ids = snapshot.residue_ids.as_deref().and_then(ids_to_js);
+    // The residue names go to JavaScript once, for `residueNames` and for `labels` (made of them).
+    let residue_names = snapshot.residue_names.as_deref().map(ColumnJs::new);
+    let label_names =
+        |names: &StringColumn| match (&residue_names, snapshot.residue_names.as_deref()) {
+            (Some(js), Some(column)) if std::ptr::eq(column, names) => js.clone(),
+            _ => ColumnJs::new(names),
+        };
     match (&snapshot.labels, &ids) {
         (None, _) => set(&object, "labels", JsValue::NULL),
         (Some(labels), _) if labels.residue_ids().is_none() => {
-            lazy_strings_js(&object, "labels", labels.residue_names())
+            label_names(labels.residue_names()).lazy_strings(&object, "labels")
         }
         (Some(labels), Some(ids)) => {
-            let names = labels.residue_names();
-            lazy_labels(
-                &object,
-                "labels",
-                &string_array(names.table()),
-                &Uint32Array::from(names.indices()),
-                ids,
-            );
+            let names = label_names(labels.residue_names());
+            lazy_labels(&object, "labels", &names.table, &names.index, ids);
         }
         // Residue ids beyond ±2^53 cannot be JavaScript numbers: the strings are built here.
         (Some(labels), None) => set(&object, "labels", to_js(labels)?),
@@ -587,11 +610,11 @@ pub fn snapshot_to_js(snapshot: &Snapshot) -> Result<JsValue, JsError> {
         .unwrap_or(JsValue::NULL);
     set(&object, "formalCharges", charges);
     match &snapshot.atom_names {
-        Some(names) => lazy_strings_js(&object, "atomNames", names),
+        Some(names) => ColumnJs::new(names).lazy_strings(&object, "atomNames"),
         None => set(&object, "atomNames", JsValue::NULL),
     }
-    match &snapshot.residue_names {
-        Some(names) => lazy_strings_js(&object, "residueNames", names),
+    match &residue_names {
+        Some(names) => names.lazy_strings(&object, "residueNames"),
         None => set(&object, "residueNames", JsValue::NULL),
     }
     match (&snapshot.residue_ids, &ids) {

@@ -303,6 +303,33 @@ test("core API fixes: no doubled Error prefix, snapshot fields, chosen fragment 
   assert.equal(out.version, "0.1.0");
 });
 
+test("planApply: the string channels read back as sent, from a table of at most 256 names and of more", async () => {
+  const p = await page();
+  const fixtures = { list: recorded("tools-list.json"), box: recorded("call-liquid_box.json") };
+  const out = await p.evaluate(async ({ fixtures }) => {
+    const pkg = await import("/pkg/megane_builder_client.js");
+    await pkg.default();
+    const [box] = pkg.parseToolList(fixtures.list, "x").buttons;
+    const read = (names) => {
+      const result = structuredClone(fixtures.box.result);
+      const s = result.structuredContent.structure;
+      const n = s.elements.length;
+      s.residueNames = Array.from({ length: n }, (_, i) => names(i));
+      s.atomNames = Array.from({ length: n }, (_, i) => ["O", "H1", "H2"][i % 3]);
+      s.residueIds = Array.from({ length: n }, (_, i) => 7 - i);
+      const snapshot = pkg.planApply(box, pkg.interpretCall(box, JSON.stringify(result)).result, null).plan.snapshot;
+      return {
+        sent: [s.residueNames, s.atomNames, s.residueIds, s.residueNames.map((r, i) => r + s.residueIds[i])],
+        read: [snapshot.residueNames, snapshot.atomNames, snapshot.residueIds, snapshot.labels],
+      };
+    };
+    // 3 names (one byte per index), and 300 (the table past 256 entries).
+    return [read((i) => ["HOH", "NA", "CL"][i % 3]), read((i) => `R${i}`)];
+  }, { fixtures });
+  for (const { sent, read } of out) assert.deepEqual(read, sent);
+  assert.equal(new Set(out[1].read[0]).size, 300);
+});
+
 test("the package exports ./megane with its types", () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, "pkg", "package.json"), "utf8"));
   assert.deepEqual(pkg.exports["./megane"], { types: "./megane.d.ts", default: "./megane.js" });

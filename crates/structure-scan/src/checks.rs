@@ -141,6 +141,180 @@ pub fn first_repeated_bond(bonds: &[[u32; 2]], atoms: usize) -> Option<Repeat> {
     None
 }
 
+/// Lowest and highest of the values seen (`None`: none seen).
+pub type Bounds<T> = Option<(T, T)>;
+
+/// Whether every value summed up in `bounds` lies in `lo..=hi` (true when there were none).
+pub fn within<T: PartialOrd>(bounds: &Bounds<T>, lo: T, hi: T) -> bool {
+    bounds
+        .as_ref()
+        .is_none_or(|(min, max)| *min >= lo && *max <= hi)
+}
+
+/// `bounds` widened by `values`. Plain loops, kept out of line (`inline(never)`): the facts are
+/// noted while the body streams in, where a vectorised copy of each loop in the scan would cost
+/// package size for time nobody waits for.
+#[inline(never)]
+fn widen<T: Copy + Ord>(bounds: &mut Bounds<T>, values: &[T]) {
+    if let Some(&v) = values.first() {
+        let (mut lo, mut hi) = bounds.unwrap_or((v, v));
+        for &v in values {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        *bounds = Some((lo, hi));
+    }
+}
+
+/// What a Structure's columns hold, summed up by the scan while they are read (issue 10:
+/// `CallStream` notes each piece of a column as it is read, so that after the last byte
+/// `Structure::validate` consults these instead of searching 500 000 atoms again). Facts only:
+/// the §5.1 rules and their errors stay in `Structure::validate`, which searches a column itself
+/// whenever a fact does not clear it (so an error names what the search finds). `Default` is
+/// the facts of a Structure with no entries; [`Facts::counted`] says how many entries of each
+/// column they sum up.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    /// Lowest and highest atomic number.
+    pub elements: Bounds<u8>,
+    /// The first position that is not finite.
+    pub first_not_finite_position: Option<usize>,
+    /// Lowest and highest atom index a bond names.
+    pub bonded_atoms: Bounds<u32>,
+    /// The first bond that names the same atom twice.
+    pub first_self_bond: Option<usize>,
+    /// The first bond whose (lower, higher) atom pair is not greater than the bond's before it:
+    /// `None` when the bonds are in increasing order, so that no pair repeats.
+    pub first_unordered_bond: Option<usize>,
+    /// Lowest and highest bond order.
+    pub bond_orders: Bounds<u8>,
+    /// Lowest and highest residue id.
+    pub residue_ids: Bounds<i64>,
+    /// Fewest and most characters in a chain id.
+    pub chain_id_chars: Bounds<usize>,
+    /// Entries summed up: elements, positions, bonds, bond orders, residue ids, chain ids.
+    counted: [usize; 6],
+    /// The last bond's (lower << 32 | higher) pair.
+    last_bond: Option<u64>,
+}
+
+impl Facts {
+    /// Entries summed up, per column: elements, positions (numbers), bonds, bond orders,
+    /// residue ids, chain ids; facts describe a Structure only when these are its lengths.
+    pub fn counted(&self) -> [usize; 6] {
+        self.counted
+    }
+
+    /// The facts of whole columns, summed up at once (the scan notes them piece by piece).
+    pub fn of(columns: Columns) -> Facts {
+        let mut facts = Facts::default();
+        facts.note_elements(columns.elements);
+        facts.note_positions(columns.positions);
+        facts.note_bonds(columns.bonds);
+        facts.note_bond_orders(columns.bond_orders);
+        facts.note_residue_ids(columns.residue_ids);
+        facts.note_chain_ids(columns.chain_ids);
+        facts
+    }
+
+    /// The next `values` of `elements`.
+    pub(crate) fn note_elements(&mut self, values: &[u8]) {
+        widen(&mut self.elements, values);
+        self.counted[0] += values.len();
+    }
+
+    /// The next `values` of `positions`.
+    #[inline(never)]
+    pub(crate) fn note_positions(&mut self, values: &[f64]) {
+        if self.first_not_finite_position.is_none() {
+            self.first_not_finite_position = values
+                .iter()
+                .position(|v| !v.is_finite())
+                .map(|i| self.counted[1] + i);
+        }
+        self.counted[1] += values.len();
+    }
+
+    /// The next `bonds`.
+    #[inline(never)]
+    pub(crate) fn note_bonds(&mut self, bonds: &[[u32; 2]]) {
+        let Some(&[a, _]) = bonds.first() else {
+            return;
+        };
+        let (mut lowest, mut highest) = self.bonded_atoms.unwrap_or((a, a));
+        for (k, &[a, b]) in (self.counted[2]..).zip(bonds) {
+            let (lo, hi) = (a.min(b), a.max(b));
+            (lowest, highest) = (lowest.min(lo), highest.max(hi));
+            if lo == hi && self.first_self_bond.is_none() {
+                self.first_self_bond = Some(k);
+            }
+            // Out of order: the pair is not above the bond's before it.
+            let key = (u64::from(lo) << 32) | u64::from(hi);
+            if self.last_bond.is_some_and(|last| key <= last) && self.first_unordered_bond.is_none()
+            {
+                self.first_unordered_bond = Some(k);
+            }
+            self.last_bond = Some(key);
+        }
+        self.bonded_atoms = Some((lowest, highest));
+        self.counted[2] += bonds.len();
+    }
+
+    /// The next `values` of `bondOrders`.
+    pub(crate) fn note_bond_orders(&mut self, values: &[u8]) {
+        widen(&mut self.bond_orders, values);
+        self.counted[3] += values.len();
+    }
+
+    /// The next `values` of `residueIds`.
+    pub(crate) fn note_residue_ids(&mut self, values: &[i64]) {
+        widen(&mut self.residue_ids, values);
+        self.counted[4] += values.len();
+    }
+
+    /// The next `values` of `chainIds`.
+    #[inline(never)]
+    pub(crate) fn note_chain_ids(&mut self, values: &[String]) {
+        for id in values {
+            let chars = id.chars().count();
+            let (lo, hi) = self.chain_id_chars.unwrap_or((chars, chars));
+            self.chain_id_chars = Some((lo.min(chars), hi.max(chars)));
+        }
+        self.counted[5] += values.len();
+    }
+}
+
+/// The columns [`Facts`] sum up, borrowed (empty for an absent one).
+#[derive(Clone, Copy, Default)]
+pub struct Columns<'a> {
+    /// Atomic numbers.
+    pub elements: &'a [u8],
+    /// Positions, flat.
+    pub positions: &'a [f64],
+    /// Atom index pairs.
+    pub bonds: &'a [[u32; 2]],
+    /// Bond orders.
+    pub bond_orders: &'a [u8],
+    /// Residue ids.
+    pub residue_ids: &'a [i64],
+    /// Chain ids.
+    pub chain_ids: &'a [String],
+}
+
+impl Columns<'_> {
+    /// Each column's length, in [`Facts::counted`]'s order.
+    pub fn lengths(&self) -> [usize; 6] {
+        [
+            self.elements.len(),
+            self.positions.len(),
+            self.bonds.len(),
+            self.bond_orders.len(),
+            self.residue_ids.len(),
+            self.chain_ids.len(),
+        ]
+    }
+}
+
 /// Positions as `f32` (the new-document snapshot's `Float32Array`), rounded to nearest.
 pub fn to_f32(values: &[f64]) -> Vec<f32> {
     values.iter().map(|&v| v as f32).collect()
@@ -247,6 +421,74 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn facts_noted_in_pieces_are_the_facts_of_the_whole_columns() {
+        // Values the scan's readers refuse (NaN, atomic number 0, bond order 9) as well: the
+        // facts do not rely on the readers.
+        let elements: Vec<u8> = (0..300).map(|k| (k * 37 % 121) as u8).collect();
+        let mut positions: Vec<f64> = (0..900).map(|k| k as f64 * 0.5).collect();
+        positions[641] = f64::NAN;
+        positions[700] = f64::INFINITY;
+        let mut bonds: Vec<[u32; 2]> = (0..200).map(|k| [k, k + 1]).collect();
+        bonds[150] = [151, 150]; // the same pair backwards: still in order
+        bonds[170] = [3, 3];
+        bonds[190] = [2, 9];
+        let orders: Vec<u8> = (0..200).map(|k| (k % 9) as u8).collect();
+        let ids: Vec<i64> = (0..300).map(|k| (k - 150) * (1 << 50)).collect();
+        let chains: Vec<String> = (0..300)
+            .map(|k| ["A", "", "AB", "é"][k % 4].to_string())
+            .collect();
+        let columns = Columns {
+            elements: &elements,
+            positions: &positions,
+            bonds: &bonds,
+            bond_orders: &orders,
+            residue_ids: &ids,
+            chain_ids: &chains,
+        };
+        let whole = Facts::of(columns);
+        assert_eq!(whole.elements, Some((0, 120)));
+        assert_eq!(whole.first_not_finite_position, Some(641));
+        assert_eq!(whole.bonded_atoms, Some((0, 200)));
+        assert_eq!(whole.first_self_bond, Some(170));
+        assert_eq!(whole.first_unordered_bond, Some(170));
+        assert_eq!(whole.bond_orders, Some((0, 8)));
+        assert_eq!(whole.residue_ids, Some((-150 << 50, 149 << 50)));
+        assert_eq!(whole.chain_id_chars, Some((0, 2)));
+        assert_eq!(whole.counted(), [300, 900, 200, 200, 300, 300]);
+        // The same in pieces of 1, 7 and 64 entries, cut anywhere.
+        for size in [1, 7, 64] {
+            let mut facts = Facts::default();
+            for piece in elements.chunks(size) {
+                facts.note_elements(piece);
+            }
+            for piece in positions.chunks(size) {
+                facts.note_positions(piece);
+            }
+            for piece in bonds.chunks(size) {
+                facts.note_bonds(piece);
+            }
+            for piece in orders.chunks(size) {
+                facts.note_bond_orders(piece);
+            }
+            for piece in ids.chunks(size) {
+                facts.note_residue_ids(piece);
+            }
+            for piece in chains.chunks(size) {
+                facts.note_chain_ids(piece);
+            }
+            assert_eq!(facts, whole, "pieces of {size}");
+        }
+        // A bond out of order only across a piece's edge, and none at all.
+        let mut facts = Facts::default();
+        facts.note_bonds(&[[0, 1], [0, 2]]);
+        facts.note_bonds(&[[2, 0], [1, 2]]);
+        assert_eq!(facts.first_unordered_bond, Some(2));
+        assert_eq!(Facts::of(Columns::default()), Facts::default());
+        assert!(within(&None, 1u8, 4) && within(&Some((1u8, 4)), 1, 4));
+        assert!(!within(&Some((0u8, 4)), 1, 4) && !within(&Some((1u8, 5)), 1, 4));
     }
 
     #[test]

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 
 pub mod checks;
 mod stream;
-pub use stream::{scan_call_in_pieces, CallStream, Streamed};
+pub use stream::{facts_in_pieces, scan_call_in_pieces, CallStream, Streamed};
 
 /// Deepest nesting this scanner skips inside an unknown field; deeper values go to the serde
 /// reader (whose own limit is 64 levels).

@@ -15,6 +15,7 @@
 //! value of a member read at once: `cell`, `scalars`, an unknown member). The Structure's text is
 //! not kept: a caller that must read the whole body again when the scan declines keeps it itself.
 
+use super::checks::Facts;
 use super::{
     atom_index, atomic_number, bond_order, push_sized, unsigned_digits, CallScan, Dictionary,
     Field, Level, Scanned, Scanner, MAX_INT_DIGITS, REQUIRED,
@@ -57,17 +58,22 @@ pub struct CallStream {
     seen: u16,
     residue_names: Dictionary,
     atom_names: Dictionary,
+    /// The columns summed up as they are read (issue 10: so that little is left after the last
+    /// byte).
+    facts: Facts,
     /// The next attempt waits until `buf` holds this many bytes.
     retry_at: usize,
 }
 
 /// What [`CallStream::finish`] found.
 pub enum Streamed {
-    /// The Structure, read; the body with `placeholder` instead of the Structure's text; the
-    /// Structure's byte range in the body.
+    /// The Structure, read, and its facts; the body with `placeholder` instead of the
+    /// Structure's text; the Structure's byte range in the body.
     Read {
         /// The Structure's members.
         structure: Box<Scanned>,
+        /// Its columns summed up ([`Facts::counted`]: all of each).
+        facts: Box<Facts>,
         /// The rest of the body, the Structure's text replaced.
         rest: Vec<u8>,
         /// The Structure's byte range in the whole body.
@@ -109,6 +115,7 @@ impl CallStream {
             seen: 0,
             residue_names: Dictionary::default(),
             atom_names: Dictionary::default(),
+            facts: Facts::default(),
             retry_at: 0,
         }
     }
@@ -206,6 +213,7 @@ impl CallStream {
                 rest.extend_from_slice(&self.kept[self.split..]);
                 Streamed::Read {
                     structure: Box::new(self.out),
+                    facts: Box::new(self.facts),
                     rest,
                     range: self.range,
                 }
@@ -279,29 +287,38 @@ impl CallStream {
                 let mut first = first;
                 let n = field.expected_len(self.seen, self.out.elements.len());
                 let out = &mut self.out;
+                let facts = &mut self.facts;
+                // The items a call reads are summed up at once, while they are in cache.
                 let closed = match field {
                     Field::Elements => {
-                        int_items(&mut s, &mut first, &mut out.elements, atomic_number, 0)
+                        let from = out.elements.len();
+                        let closed =
+                            int_items(&mut s, &mut first, &mut out.elements, atomic_number, 0);
+                        facts.note_elements(&out.elements[from..]);
+                        closed
                     }
-                    Field::Positions => items(
-                        &mut s,
-                        &mut first,
-                        &mut out.positions,
-                        Scanner::number,
-                        n,
-                        no_compact,
-                    ),
-                    Field::Bonds => items(
-                        &mut s,
-                        &mut first,
-                        &mut out.bonds,
-                        Scanner::bond,
-                        0,
-                        compact_bond,
-                    ),
+                    Field::Positions => {
+                        let from = out.positions.len();
+                        let list = &mut out.positions;
+                        let closed =
+                            items(&mut s, &mut first, list, Scanner::number, n, no_compact);
+                        facts.note_positions(&out.positions[from..]);
+                        closed
+                    }
+                    Field::Bonds => {
+                        let from = out.bonds.len();
+                        let list = &mut out.bonds;
+                        let closed =
+                            items(&mut s, &mut first, list, Scanner::bond, 0, compact_bond);
+                        facts.note_bonds(&out.bonds[from..]);
+                        closed
+                    }
                     Field::BondOrders => {
                         let list = out.bond_orders.get_or_insert_with(Vec::new);
-                        int_items(&mut s, &mut first, list, bond_order, 0)
+                        let from = list.len();
+                        let closed = int_items(&mut s, &mut first, list, bond_order, 0);
+                        facts.note_bond_orders(&list[from..]);
+                        closed
                     }
                     Field::Molecules => {
                         let list = out.molecules.get_or_insert_with(Vec::new);
@@ -309,7 +326,10 @@ impl CallStream {
                     }
                     Field::ResidueIds => {
                         let list = out.residue_ids.get_or_insert_with(Vec::new);
-                        int_items(&mut s, &mut first, list, Some, n)
+                        let from = list.len();
+                        let closed = int_items(&mut s, &mut first, list, Some, n);
+                        facts.note_residue_ids(&list[from..]);
+                        closed
                     }
                     Field::FormalCharges => {
                         let list = out.formal_charges.get_or_insert_with(Vec::new);
@@ -317,14 +337,11 @@ impl CallStream {
                     }
                     Field::ChainIds => {
                         let list = out.chain_ids.get_or_insert_with(Vec::new);
-                        items(
-                            &mut s,
-                            &mut first,
-                            list,
-                            Scanner::owned_string,
-                            n,
-                            no_compact,
-                        )
+                        let from = list.len();
+                        let read = Scanner::owned_string;
+                        let closed = items(&mut s, &mut first, list, read, n, no_compact);
+                        facts.note_chain_ids(&list[from..]);
+                        closed
                     }
                     Field::ResidueNames | Field::AtomNames => {
                         let names = if field == Field::ResidueNames {
@@ -553,6 +570,33 @@ fn items<'a, T>(
 /// `"@"`, as a [`CallScan`] for comparison (tests).
 #[doc(hidden)]
 pub fn scan_call_in_pieces(body: &[u8], lengths: &[usize]) -> (CallScan, Option<Vec<u8>>) {
+    match feed_in_pieces(body, lengths) {
+        Streamed::Read {
+            structure,
+            rest,
+            range,
+            ..
+        } => (CallScan::Read(structure, range), Some(rest)),
+        Streamed::Declined => (CallScan::Declined, None),
+        Streamed::Absent => (CallScan::Absent, None),
+    }
+}
+
+/// The Structure and its [`Facts`] when a [`CallStream`] fed `body` in pieces of the given
+/// lengths (cycled) reads it (tests).
+#[doc(hidden)]
+pub fn facts_in_pieces(body: &[u8], lengths: &[usize]) -> Option<(Box<Scanned>, Box<Facts>)> {
+    match feed_in_pieces(body, lengths) {
+        Streamed::Read {
+            structure, facts, ..
+        } => Some((structure, facts)),
+        _ => None,
+    }
+}
+
+/// `body` fed to a [`CallStream`] in pieces of the given lengths (cycled), finished with
+/// placeholder `"@"`.
+fn feed_in_pieces(body: &[u8], lengths: &[usize]) -> Streamed {
     let mut stream = CallStream::new();
     let mut at = 0;
     let mut k = 0;
@@ -563,13 +607,5 @@ pub fn scan_call_in_pieces(body: &[u8], lengths: &[usize]) -> (CallScan, Option<
         stream.feed(&body[at..end]);
         at = end;
     }
-    match stream.finish(b"@") {
-        Streamed::Read {
-            structure,
-            rest,
-            range,
-        } => (CallScan::Read(structure, range), Some(rest)),
-        Streamed::Declined => (CallScan::Declined, None),
-        Streamed::Absent => (CallScan::Absent, None),
-    }
+    stream.finish(b"@")
 }
