@@ -63,6 +63,46 @@ pub struct Structure {
     /// Named per-atom numeric channels Megane does not render yet, each of length N (kept).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scalars: Option<BTreeMap<String, Vec<f64>>>,
+    /// The scan's facts about these columns, when the scan read this Structure while its body
+    /// streamed in ([`read_placed`]); not part of the value.
+    #[serde(skip)]
+    pub scanned: ScanFacts,
+}
+
+/// The scan's [`checks::Facts`] carried by the Structure they sum up, so that they go wherever it
+/// goes and are dropped with it (issue 10), and taken by its first [`Structure::validate`], the
+/// check right after the read. Not part of the value: equal whatever they hold, not cloned, not
+/// serialized.
+#[derive(Default)]
+pub struct ScanFacts(Cell<Option<Box<checks::Facts>>>);
+
+impl ScanFacts {
+    /// Carrying `facts`.
+    pub(crate) fn holding(facts: checks::Facts) -> ScanFacts {
+        ScanFacts(Cell::new(Some(Box::new(facts))))
+    }
+
+    fn take(&self) -> Option<Box<checks::Facts>> {
+        self.0.take()
+    }
+}
+
+impl Clone for ScanFacts {
+    fn clone(&self) -> Self {
+        ScanFacts::default()
+    }
+}
+
+impl PartialEq for ScanFacts {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for ScanFacts {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ScanFacts")
+    }
 }
 
 impl Structure {
@@ -79,12 +119,16 @@ impl Structure {
 
     /// §5.1: checks every rule; the first violation is returned as one line naming the field
     /// (`structure.<field>[index]: …`). For the Structure a scan read while its body streamed
-    /// in ([`read_placed`]), a column the scan's facts clear is not searched again (issue 10:
-    /// the searches were most of what ran after the last byte); a column they do not clear is
-    /// searched as for any other Structure, so the outcome is the same.
+    /// in ([`read_placed`]), the first call consults the scan's facts ([`Structure::scanned`]):
+    /// a column they clear is not searched again (issue 10: the searches were most of what ran
+    /// after the last byte); a column they do not clear is searched as for any other Structure,
+    /// so the outcome is the same.
     pub fn validate(&self) -> Result<(), String> {
-        let facts = placed_facts(self);
-        let known = facts.as_ref();
+        let facts = self.scanned.take();
+        // Facts that sum up every entry of these columns, else none.
+        let known = facts
+            .as_deref()
+            .filter(|f| f.counted() == self.columns().lengths());
         self.validate_elements(known)?;
         self.validate_positions(known)?;
         self.validate_cell()?;
@@ -113,11 +157,10 @@ impl Structure {
                 "structure.elements: {n} atoms; Builder accepts at most {MAX_ATOMS} per result"
             ));
         }
-        let clear = known.is_some_and(|f| checks::within(&f.elements, 1, MAX_ELEMENT));
-        match (!clear)
-            .then(|| checks::first_outside_u8(&self.elements, 1, MAX_ELEMENT))
-            .flatten()
-        {
+        let bounds = known.map(|f| &f.elements);
+        match checks::search_outside(bounds, 1, MAX_ELEMENT, |lo, hi| {
+            checks::first_outside_u8(&self.elements, lo, hi)
+        }) {
             Some(i) => Err(format!(
                 "structure.elements[{i}]: {} is not an atomic number (1–118)",
                 self.elements[i]
@@ -201,11 +244,10 @@ impl Structure {
                 self.bonds.len()
             ));
         }
-        let clear = known.is_some_and(|f| checks::within(&f.bond_orders, 1, 4));
-        match (!clear)
-            .then(|| checks::first_outside_u8(orders, 1, 4))
-            .flatten()
-        {
+        let bounds = known.map(|f| &f.bond_orders);
+        match checks::search_outside(bounds, 1, 4, |lo, hi| {
+            checks::first_outside_u8(orders, lo, hi)
+        }) {
             Some(k) => Err(format!(
                 "structure.bondOrders[{k}]: {} is not a bond order (1, 2, 3 or 4)",
                 orders[k]
@@ -227,10 +269,10 @@ impl Structure {
             // A JavaScript number holds integers exactly only up to 2^53 − 1; Builder's labels and
             // the plan's residueIds are JavaScript numbers.
             const MAX_SAFE: i64 = (1 << 53) - 1;
-            let clear = known.is_some_and(|f| checks::within(&f.residue_ids, -MAX_SAFE, MAX_SAFE));
-            let first = (!clear)
-                .then(|| checks::first_outside_i64(ids, -MAX_SAFE, MAX_SAFE))
-                .flatten();
+            let bounds = known.map(|f| &f.residue_ids);
+            let first = checks::search_outside(bounds, -MAX_SAFE, MAX_SAFE, |lo, hi| {
+                checks::first_outside_i64(ids, lo, hi)
+            });
             if let Some(i) = first {
                 return Err(format!(
                     "structure.residueIds[{i}]: {} is beyond ±(2^53 − 1), which JavaScript cannot hold exactly",
@@ -250,10 +292,12 @@ impl Structure {
             n,
         )?;
         if let Some(chains) = &self.chain_ids {
-            let clear = known.is_some_and(|f| checks::within(&f.chain_id_chars, 1, 1));
-            let first = (!clear)
-                .then(|| chains.iter().position(|c| c.chars().count() != 1))
-                .flatten();
+            let bounds = known.map(|f| &f.chain_id_chars);
+            let first = checks::search_outside(bounds, 1, 1, |lo, hi| {
+                chains
+                    .iter()
+                    .position(|c| !(lo..=hi).contains(&c.chars().count()))
+            });
             if let Some(i) = first {
                 return Err(format!(
                     "structure.chainIds[{i}]: a chain id is exactly one character, not {:?}",
@@ -978,39 +1022,6 @@ thread_local! {
     static MODE: Cell<Mode> = const { Cell::new(Mode::Exact) };
     /// The Structure the scan read in place, for the placeholder that replaced it.
     static SPLICED: RefCell<Option<Structure>> = const { RefCell::new(None) };
-    /// The scan's facts about that Structure's columns, while [`read_placed`] reads.
-    static PLACED: RefCell<Option<Placed>> = const { RefCell::new(None) };
-}
-
-/// The scan's facts about the columns of the Structure [`read_placed`] places, and where those
-/// columns lie: [`Structure::validate`] consults them only for a Structure whose columns are
-/// these very vectors (a placed Structure is moved, never copied, from the scan to the check;
-/// any other Structure read meanwhile has its own allocations).
-struct Placed {
-    at: [(usize, usize); 6],
-    facts: checks::Facts,
-}
-
-/// Where each column [`checks::Facts`] sums up lies, and its length.
-fn addresses(c: &checks::Columns) -> [(usize, usize); 6] {
-    let at = |p: *const u8, len: usize| (p as usize, len);
-    [
-        at(c.elements.as_ptr(), c.elements.len()),
-        at(c.positions.as_ptr().cast(), c.positions.len()),
-        at(c.bonds.as_ptr().cast(), c.bonds.len()),
-        at(c.bond_orders.as_ptr(), c.bond_orders.len()),
-        at(c.residue_ids.as_ptr().cast(), c.residue_ids.len()),
-        at(c.chain_ids.as_ptr().cast(), c.chain_ids.len()),
-    ]
-}
-
-/// The scan's facts when `s` is the Structure [`read_placed`] placed (taken: asked once).
-fn placed_facts(s: &Structure) -> Option<checks::Facts> {
-    PLACED.with(|p| {
-        let mut placed = p.borrow_mut();
-        let here = placed.as_ref()?.at == addresses(&s.columns());
-        here.then(|| placed.take()).flatten().map(|p| p.facts)
-    })
 }
 
 /// What replaces the Structure's text in the body handed to serde_json (see [`read_placed`]).
@@ -1051,18 +1062,12 @@ pub(crate) fn read_placed<T>(
     read: impl FnOnce(&[u8]) -> Result<T, String>,
 ) -> Result<T, String> {
     with_mode(Mode::Placed, || {
-        let structure = Structure::from(scanned);
-        let columns = structure.columns();
-        // Facts that sum up every entry of these very columns (the vectors are moved, not copied,
-        // until `validate` meets them), else none.
-        let placed = (facts.counted() == columns.lengths()).then(|| Placed {
-            at: addresses(&columns),
-            facts,
-        });
-        PLACED.with(|p| *p.borrow_mut() = placed);
+        let structure = Structure {
+            scanned: ScanFacts::holding(facts),
+            ..Structure::from(scanned)
+        };
         SPLICED.with(|s| *s.borrow_mut() = Some(structure));
         let outcome = read(spliced);
-        PLACED.with(|p| p.borrow_mut().take());
         match (outcome, SPLICED.with(|s| s.borrow_mut().take())) {
             // Read without meeting the placeholder where a Structure is read: the checks of the
             // caller rule this out.
@@ -1091,6 +1096,7 @@ impl From<megane_structure_scan::Scanned> for Structure {
             chain_ids: s.chain_ids,
             formal_charges: s.formal_charges,
             scalars: s.scalars,
+            scanned: ScanFacts::default(),
         }
     }
 }

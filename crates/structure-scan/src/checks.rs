@@ -151,6 +151,22 @@ pub fn within<T: PartialOrd>(bounds: &Bounds<T>, lo: T, hi: T) -> bool {
         .is_none_or(|(min, max)| *min >= lo && *max <= hi)
 }
 
+/// The first value outside `lo..=hi` that `search` finds (it is handed the range), or `None` at
+/// once when `known`, the scan's bounds of these values where there are facts, lie within: each
+/// rule's range written once for both (`Structure::validate`).
+pub fn search_outside<T: PartialOrd + Copy>(
+    known: Option<&Bounds<T>>,
+    lo: T,
+    hi: T,
+    search: impl FnOnce(T, T) -> Option<usize>,
+) -> Option<usize> {
+    if known.is_some_and(|bounds| within(bounds, lo, hi)) {
+        None
+    } else {
+        search(lo, hi)
+    }
+}
+
 /// `bounds` widened by `values`. Plain loops, kept out of line (`inline(never)`): the facts are
 /// noted while the body streams in, where a vectorised copy of each loop in the scan would cost
 /// package size for time nobody waits for.
@@ -170,9 +186,10 @@ fn widen<T: Copy + Ord>(bounds: &mut Bounds<T>, values: &[T]) {
 /// `CallStream` notes each piece of a column as it is read, so that after the last byte
 /// `Structure::validate` consults these instead of searching 500 000 atoms again). Facts only:
 /// the §5.1 rules and their errors stay in `Structure::validate`, which searches a column itself
-/// whenever a fact does not clear it (so an error names what the search finds). `Default` is
-/// the facts of a Structure with no entries; [`Facts::counted`] says how many entries of each
-/// column they sum up.
+/// whenever a fact does not clear it (a fact that is itself a search's answer, the first
+/// non-finite position or, with every bonded atom in range, the first self-bond, is used as
+/// that answer). `Default` is the facts of a Structure with no entries; [`Facts::counted`] says
+/// how many entries of each column they sum up.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Facts {
     /// Lowest and highest atomic number.

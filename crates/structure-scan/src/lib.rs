@@ -820,8 +820,8 @@ fn digit_run(b: &[u8], mut i: usize, mut mantissa: u64) -> (usize, u64) {
 }
 
 /// The run of ASCII digits at `i`, one byte at a time: where it ends, and `mantissa` with the
-/// run's digits appended (wrapping). The loop of [`integer_part`] and of [`digit_run`]'s last
-/// bytes.
+/// run's digits appended (wrapping). The loop of [`unsigned_digits`] and of [`digit_run`]'s
+/// last bytes.
 #[inline(always)]
 fn digits_one_by_one(b: &[u8], mut i: usize, mut mantissa: u64) -> (usize, u64) {
     while let Some(&d @ b'0'..=b'9') = b.get(i) {
