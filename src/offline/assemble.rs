@@ -6,7 +6,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::molecule::{residue_name, PackMolecule};
-use crate::contract::structure::Structure;
+use super::transfer;
+use crate::contract::structure::{Structure, SPLICE_MARK};
 
 /// Builds the structure of `counts[k]` copies of `molecules[k]`, in order, from packed positions
 /// (one `[x, y, z]` per atom, species then copies then template atoms; taken, not copied).
@@ -99,7 +100,7 @@ struct TextContent<'a> {
 struct Structured<'a> {
     contract: u32,
     name: &'a str,
-    structure: &'a Structure,
+    structure: Placed<'a>,
     warnings: &'a [String],
     provenance: Provenance,
 }
@@ -111,8 +112,27 @@ struct Provenance {
     seed: u64,
 }
 
+/// Where the Structure stands in the JSON: its text, or the placeholder of a transfer.
+enum Placed<'a> {
+    Text(&'a Structure),
+    Mark,
+}
+
+impl Serialize for Placed<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Placed::Text(structure) => structure.serialize(s),
+            Placed::Mark => s.serialize_str(&SPLICE_MARK[1..SPLICE_MARK.len() - 1]),
+        }
+    }
+}
+
 impl ToolResult {
     fn wire(&self) -> Wire<'_> {
+        self.wire_with(Placed::Text(&self.structure))
+    }
+
+    fn wire_with<'a>(&'a self, structure: Placed<'a>) -> Wire<'a> {
         Wire {
             content: [TextContent {
                 kind: "text",
@@ -121,7 +141,7 @@ impl ToolResult {
             structured: Structured {
                 contract: 1,
                 name: &self.name,
-                structure: &self.structure,
+                structure,
                 warnings: &self.warnings,
                 provenance: Provenance {
                     version: env!("CARGO_PKG_VERSION"),
@@ -177,6 +197,19 @@ impl ToolResult {
             Ok(()) => writer.out.unwrap_or_default(),
             Err(_) => Vec::new(),
         }
+    }
+
+    /// The CallToolResult as the offline Worker hands it to the page ([`transfer`]): its JSON
+    /// with the Structure as binary after it.
+    pub fn to_transfer(&self) -> Vec<u8> {
+        let carried = transfer::carries(&self.structure);
+        let rest = serde_json::to_vec(&self.wire_with(if carried {
+            Placed::Mark
+        } else {
+            Placed::Text(&self.structure)
+        }))
+        .unwrap_or_default();
+        transfer::encode(&rest, carried.then_some(&self.structure))
     }
 
     /// The CallToolResult as a JSON value (tests, small results).
