@@ -280,42 +280,33 @@ impl Reader<'_> {
             .then_some(Column { table, index })
     }
 
+    fn cell(&mut self) -> Option<[f64; 9]> {
+        let mut cell = [0.0; 9];
+        for x in &mut cell {
+            *x = self.one()?;
+        }
+        Some(cell)
+    }
+
+    /// An optional field: read when its flag is `on` (`None` when it does not read).
+    fn optional<T>(&mut self, on: bool, read: fn(&mut Self) -> Option<T>) -> Option<Option<T>> {
+        match on {
+            true => read(self).map(Some),
+            false => Some(None),
+        }
+    }
+
     fn structure(&mut self) -> Option<Scanned> {
         let flags = self.one::<u32>()?;
         let on = |bit: u32| flags & bit != 0;
         let elements = self.list()?;
         let positions = self.list()?;
-        let cell = match on(CELL) {
-            true => {
-                let mut cell = [0.0; 9];
-                for x in &mut cell {
-                    *x = self.one()?;
-                }
-                Some(cell)
-            }
-            false => None,
-        };
+        let cell = self.optional(on(CELL), Self::cell)?;
         let bonds = self.list()?;
-        let bond_orders = if on(BOND_ORDERS) {
-            Some(self.list()?)
-        } else {
-            None
-        };
-        let molecules = if on(MOLECULES) {
-            Some(self.list()?)
-        } else {
-            None
-        };
-        let residue_names = if on(RESIDUE_NAMES) {
-            Some(self.column()?)
-        } else {
-            None
-        };
-        let residue_ids = if on(RESIDUE_IDS) {
-            Some(self.list()?)
-        } else {
-            None
-        };
+        let bond_orders = self.optional(on(BOND_ORDERS), Self::list)?;
+        let molecules = self.optional(on(MOLECULES), Self::list)?;
+        let residue_names = self.optional(on(RESIDUE_NAMES), Self::column)?;
+        let residue_ids = self.optional(on(RESIDUE_IDS), Self::list)?;
         (self.at == self.end && flags < 2 * RESIDUE_IDS).then_some(Scanned {
             elements,
             positions,
@@ -361,18 +352,15 @@ pub fn interpret(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::contract::marker::{Apply, Category, DocumentUse};
     use crate::offline::assemble::call_result;
 
+    /// liquid_box's marker.
     fn marker() -> Marker {
-        Marker {
-            contract: 1,
-            category: Category::Bulk,
-            apply: Apply::NewDocument,
-            document: DocumentUse::None,
-            stochastic: true,
-            expected_seconds: None,
-        }
+        let list = crate::contract::discovery::parse_tool_list(
+            &crate::offline::definitions::tools_list(),
+            None,
+        );
+        list.unwrap().buttons[0].marker.clone()
     }
 
     /// Both ways to the page: (transfer's outcome, refused), (JSON bytes' outcome, refused).
