@@ -99,7 +99,13 @@ pub fn carries(s: &Structure) -> bool {
 /// The transfer of a CallToolResult: `rest` is its JSON text, with the placeholder where
 /// `structure` stood when it is `Some` (then [`carries`] holds), else the whole result.
 pub fn encode(rest: &[u8], structure: Option<&Structure>) -> Vec<u8> {
-    let mut body = Vec::new();
+    let body_len = structure.map_or(0, body_len);
+    // Written once, into a buffer of its exact size.
+    let mut out = Vec::with_capacity(16 + rest.len() + body_len);
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, rest.len());
+    put_u32(&mut out, body_len);
+    out.extend_from_slice(rest);
     if let Some(s) = structure {
         let flags = [
             (s.cell.is_some(), CELL),
@@ -108,48 +114,48 @@ pub fn encode(rest: &[u8], structure: Option<&Structure>) -> Vec<u8> {
             (s.residue_names.is_some(), RESIDUE_NAMES),
             (s.residue_ids.is_some(), RESIDUE_IDS),
         ];
-        let names = s.residue_names.as_ref();
-        let strings: usize = names.map_or(0, |c| c.table().iter().map(|t| 4 + t.len()).sum());
-        body.reserve_exact(
-            4 + 4 * 7
-                + s.elements.len()
-                + 8 * s.positions.len()
-                + 72
-                + 8 * s.bonds.len()
-                + s.bonds.len()
-                + 16 * s.elements.len()
-                + strings,
-        );
         flags
             .iter()
             .fold(0, |f, &(on, bit)| if on { f | bit } else { f })
-            .put(&mut body);
-        put_list(&mut body, &s.elements);
-        put_list(&mut body, &s.positions);
+            .put(&mut out);
+        put_list(&mut out, &s.elements);
+        put_list(&mut out, &s.positions);
         if let Some(cell) = &s.cell {
-            cell.iter().for_each(|&x| x.put(&mut body));
+            cell.iter().for_each(|&x| x.put(&mut out));
         }
-        put_list(&mut body, &s.bonds);
+        put_list(&mut out, &s.bonds);
         if let Some(orders) = &s.bond_orders {
-            put_list(&mut body, orders);
+            put_list(&mut out, orders);
         }
         if let Some(molecules) = &s.molecules {
-            put_list(&mut body, molecules);
+            put_list(&mut out, molecules);
         }
-        if let Some(names) = names {
-            put_column(&mut body, names);
+        if let Some(names) = &s.residue_names {
+            put_column(&mut out, names);
         }
         if let Some(ids) = &s.residue_ids {
-            put_list(&mut body, ids);
+            put_list(&mut out, ids);
         }
     }
-    let mut out = Vec::with_capacity(16 + rest.len() + body.len());
-    out.extend_from_slice(MAGIC);
-    put_u32(&mut out, rest.len());
-    put_u32(&mut out, body.len());
-    out.extend_from_slice(rest);
-    out.extend_from_slice(&body);
     out
+}
+
+/// The length of [`encode`]'s binary Structure.
+fn body_len(s: &Structure) -> usize {
+    let list = |items: usize, size: usize| 4 + items * size;
+    let optional = |len: Option<usize>, size: usize| len.map_or(0, |n| list(n, size));
+    let column = |c: &StringColumn| {
+        let strings: usize = c.table().iter().map(|t| list(t.len(), 1)).sum();
+        4 + strings + list(c.len(), 4)
+    };
+    4 + list(s.elements.len(), 1)
+        + list(s.positions.len(), 8)
+        + s.cell.map_or(0, |_| 72)
+        + list(s.bonds.len(), 8)
+        + optional(s.bond_orders.as_ref().map(Vec::len), 1)
+        + optional(s.molecules.as_ref().map(Vec::len), 4)
+        + s.residue_names.as_ref().map_or(0, column)
+        + optional(s.residue_ids.as_ref().map(Vec::len), 8)
 }
 
 /// Bytes read in order from the start (a page's `Uint8Array`, or a slice).
@@ -418,6 +424,8 @@ mod tests {
         cases.push(bad);
         for s in cases {
             let result = call_result("water", "Packed.", s, &["dense".to_string()], 7);
+            let bytes = result.to_transfer();
+            assert_eq!(bytes.len(), bytes.capacity(), "written into its exact size");
             let [transfer, json] = both(&result);
             assert_eq!(transfer, json);
         }
