@@ -20,7 +20,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use megane_builder_client::contract::structure::Structure;
 use megane_builder_client::offline::{call_tool_transfer, transfer};
 use megane_builder_client::pack::PackControl;
 use serde_json::{json, Value};
@@ -218,13 +217,14 @@ fn main() {
         p.close("done");
         // What is still held when the call has returned: the result bytes.
         let held = LIVE.load(Ordering::Relaxed).saturating_sub(base);
-        // The Worker's answer (JSON without the Structure, the Structure as binary) as JSON.
-        let decoded = transfer::decode(&bytes.as_slice()).expect("transfer");
-        let mut response: Value = serde_json::from_slice(&decoded.rest).expect("result JSON");
-        if let Some((scanned, _)) = decoded.structure {
-            response["structuredContent"]["structure"] =
-                serde_json::to_value(Structure::from(scanned)).expect("structure");
-        }
+        // The Worker's answer (a successful result's typed parts) as JSON.
+        let response: Value = match transfer::decode(&bytes.as_slice()).expect("transfer") {
+            transfer::Decoded::Json(json) => serde_json::from_slice(&json).expect("result JSON"),
+            transfer::Decoded::Wire(wire) => json!({
+                "isError": false,
+                "structuredContent": serde_json::to_value(wire.structured_content).expect("result"),
+            }),
+        };
         assert_eq!(
             response["isError"], false,
             "{case}: {}",

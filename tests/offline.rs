@@ -778,9 +778,9 @@ fn the_bytes_path_reports_writing_the_result_and_matches_the_value_path() {
     );
 }
 
-/// What the offline Worker hands the page (`call_tool_transfer`: JSON without the Structure, the
-/// Structure as binary) reads to the same outcome as the CallToolResult's JSON bytes, for each
-/// tool and for a tool error, with the same progress reports.
+/// What the offline Worker hands the page (`call_tool_transfer`: a successful result's typed parts
+/// with the Structure's arrays as binary, a tool error as JSON) reads to the same outcome as the
+/// CallToolResult's JSON bytes, for each tool and for a tool error, with the same progress reports.
 #[test]
 fn the_workers_transfer_reads_as_the_json_bytes_do() {
     use megane_builder_client::contract::result::{interpret_call_bytes, ResultLimits};

@@ -2,8 +2,7 @@
 // asked and the page is cross-origin isolated, else the single-threaded one), then runs each call
 // to completion and posts the progress reports offlineCall passes on (at most every 100 ms, none in a
 // call's first 100 ms) and its result (transferred; for interpretOfflineCall: the CallToolResult's
-// JSON without the Structure, then the Structure's arrays as binary), with the last report not yet
-// posted.
+// typed parts with the Structure's arrays as binary), with the last report not yet posted.
 let offlineCall = null;
 
 async function load({ wasmUrl, threadsWasmUrl, threads, threadCount }) {

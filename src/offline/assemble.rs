@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::molecule::{residue_name, PackMolecule};
 use super::transfer;
-use crate::contract::structure::{Structure, SPLICE_MARK};
+use crate::contract::structure::Structure;
 
 /// Builds the structure of `counts[k]` copies of `molecules[k]`, in order, from packed positions
 /// (one `[x, y, z]` per atom, species then copies then template atoms; taken, not copied).
@@ -100,7 +100,7 @@ struct TextContent<'a> {
 struct Structured<'a> {
     contract: u32,
     name: &'a str,
-    structure: Placed<'a>,
+    structure: &'a Structure,
     warnings: &'a [String],
     provenance: Provenance,
 }
@@ -112,27 +112,8 @@ struct Provenance {
     seed: u64,
 }
 
-/// Where the Structure stands in the JSON: its text, or the placeholder of a transfer.
-enum Placed<'a> {
-    Text(&'a Structure),
-    Mark,
-}
-
-impl Serialize for Placed<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Placed::Text(structure) => structure.serialize(s),
-            Placed::Mark => s.serialize_str(&SPLICE_MARK[1..SPLICE_MARK.len() - 1]),
-        }
-    }
-}
-
 impl ToolResult {
     fn wire(&self) -> Wire<'_> {
-        self.wire_with(Placed::Text(&self.structure))
-    }
-
-    fn wire_with<'a>(&'a self, structure: Placed<'a>) -> Wire<'a> {
         Wire {
             content: [TextContent {
                 kind: "text",
@@ -141,7 +122,7 @@ impl ToolResult {
             structured: Structured {
                 contract: 1,
                 name: &self.name,
-                structure,
+                structure: &self.structure,
                 warnings: &self.warnings,
                 provenance: Provenance {
                     version: env!("CARGO_PKG_VERSION"),
@@ -199,17 +180,17 @@ impl ToolResult {
         }
     }
 
-    /// The CallToolResult as the offline Worker hands it to the page ([`transfer`]): its JSON
-    /// with the Structure as binary after it.
+    /// The CallToolResult as the offline Worker hands it to the page ([`transfer`]): its typed
+    /// parts with the Structure's arrays as binary.
     pub fn to_transfer(&self) -> Vec<u8> {
-        let carried = transfer::carries(&self.structure);
-        let rest = serde_json::to_vec(&self.wire_with(if carried {
-            Placed::Mark
-        } else {
-            Placed::Text(&self.structure)
-        }))
-        .unwrap_or_default();
-        transfer::encode(&rest, carried.then_some(&self.structure))
+        transfer::encode(&transfer::Parts {
+            text: &self.text,
+            name: &self.name,
+            warnings: &self.warnings,
+            version: env!("CARGO_PKG_VERSION"),
+            seed: self.seed,
+            structure: &self.structure,
+        })
     }
 
     /// The CallToolResult as a JSON value (tests, small results).

@@ -50,8 +50,8 @@ pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> 
     }
 }
 
-/// [`call_tool`] as the offline Worker hands it to the page ([`transfer`]: the JSON without the
-/// Structure, the Structure as binary). A successful result reports "writing N atoms" once, before
+/// [`call_tool`] as the offline Worker hands it to the page ([`transfer`]: a successful result's
+/// typed parts with the Structure's arrays as binary, a tool error as JSON). A successful result reports "writing N atoms" once, before
 /// it is written (copying the arrays takes a small part of writing them as JSON text).
 pub fn call_tool_transfer(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
     match run_tool(name, arguments, control) {
@@ -59,9 +59,8 @@ pub fn call_tool_transfer(name: &str, arguments: &Value, control: &PackControl) 
             report_writing(control, result.structure.n_atoms());
             result.to_transfer()
         }
-        Err(message) => transfer::encode(
+        Err(message) => transfer::encode_json(
             &serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
-            None,
         ),
     }
 }

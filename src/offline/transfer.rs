@@ -1,23 +1,25 @@
 //! How an offline call's CallToolResult travels from the offline Worker to the page (issue 12):
-//! the result's JSON text with the §5.1 Structure left out (the placeholder `read_placed` takes),
-//! followed by the Structure's arrays as little-endian binary. The page reads the JSON rest with
-//! the one exact reader and takes the Structure, decoded here, where it meets the placeholder
-//! (`result::interpret_call_prescanned`, as for a remote result scanned while it streamed in), so
-//! the contract, §5.1 ([`Structure::validate`]) and the outcome are those of the JSON bytes. The
-//! numbers are not written as decimal text and read back: less work in both threads, and about
-//! half the bytes of JSON for a large box.
+//! a successful result as its typed parts (summary, name, warnings, provenance, and the §5.1
+//! Structure's arrays as little-endian binary), a tool error as its JSON text. The page makes the same wire value the
+//! exact reader makes of the JSON and interprets it on the one path (`result::interpret_call_wire`:
+//! the contract, §5.1 with [`Structure::validate`], the name fallback), or reads the JSON with
+//! `result::interpret_call_bytes`; either way after the §9 cap on the transfer's length. No
+//! numbers are written as decimal text and read back: less work in both threads, and about half
+//! the bytes of JSON for a large box.
 //!
-//! Layout: [`MAGIC`], the JSON rest's length (u32), the binary Structure's length (u32, 0 when the
-//! rest is the whole result: a tool error, or a Structure with a field this layout does not
-//! carry), the rest, the Structure: a u32 of flags (which optional fields follow), then each field
-//! as a u32 count and its items (strings: a u32 byte length and UTF-8).
+//! Layout: [`MAGIC`], the JSON's length (u32), the typed result's length (u32), then one of them
+//! (the other's length is 0). The typed result: the summary, the name, the package version
+//! (strings: a u32 byte length and UTF-8), the warnings (a u32 count and strings), the seed (u64),
+//! then the Structure: a u32 of flags (which optional fields follow), then each field as a u32
+//! count and its items.
 
 use megane_structure_scan::{Column, Scanned};
 
 use crate::contract::marker::Marker;
-use crate::contract::result::{self, Interpreted, ResultLimits};
+use crate::contract::result::{
+    self, BuilderResult, CallResultWire, ContentItem, Interpreted, ResultLimits,
+};
 use crate::contract::structure::{StringColumn, Structure};
-use crate::mcp::jsonrpc::Prescanned;
 
 /// The first bytes of a transfer (never the start of JSON or of an SSE stream).
 pub const MAGIC: &[u8; 8] = b"\0MBC-OT1";
@@ -30,6 +32,10 @@ const BOND_ORDERS: u32 = 2;
 const MOLECULES: u32 = 4;
 const RESIDUE_NAMES: u32 = 8;
 const RESIDUE_IDS: u32 = 16;
+const ATOM_NAMES: u32 = 32;
+const CHAIN_IDS: u32 = 64;
+const FORMAL_CHARGES: u32 = 128;
+const SCALARS: u32 = 256;
 
 /// A number written as its little-endian bytes.
 trait Plain: Copy {
@@ -53,7 +59,7 @@ macro_rules! plain {
         }
     )*};
 }
-plain!(u8, u32, i64, f64);
+plain!(u8, u32, i32, i64, u64, f64);
 
 impl Plain for [u32; 2] {
     const SIZE: usize = 8;
@@ -78,63 +84,102 @@ fn put_list<T: Plain>(out: &mut Vec<u8>, items: &[T]) {
     }
 }
 
-fn put_column(out: &mut Vec<u8>, column: &StringColumn) {
-    put_u32(out, column.table().len());
-    for s in column.table() {
+/// An optional field, when present (its flag says so).
+fn put_some<T: ?Sized>(out: &mut Vec<u8>, field: Option<&T>, put: fn(&mut Vec<u8>, &T)) {
+    if let Some(field) = field {
+        put(out, field);
+    }
+}
+
+fn put_strings(out: &mut Vec<u8>, strings: &[String]) {
+    put_u32(out, strings.len());
+    for s in strings {
         put_list(out, s.as_bytes());
     }
+}
+
+fn put_column(out: &mut Vec<u8>, column: &StringColumn) {
+    put_strings(out, column.table());
     put_list(out, column.indices());
 }
 
-/// Whether the binary layout carries `structure`: only the fields the offline tools fill (a
-/// Structure with any other goes as JSON text in the rest).
-pub fn carries(s: &Structure) -> bool {
-    s.atom_names.is_none()
-        && s.chain_ids.is_none()
-        && s.formal_charges.is_none()
-        && s.scalars.is_none()
-        && s.positions.len() <= u32::MAX as usize
+/// A CallToolResult as its JSON text.
+pub fn encode_json(json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + json.len());
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, json.len());
+    put_u32(&mut out, 0);
+    out.extend_from_slice(json);
+    out
 }
 
-/// The transfer of a CallToolResult: `rest` is its JSON text, with the placeholder where
-/// `structure` stood when it is `Some` (then [`carries`] holds), else the whole result.
-pub fn encode(rest: &[u8], structure: Option<&Structure>) -> Vec<u8> {
-    let body_len = structure.map_or(0, body_len);
-    // Written once, into a buffer of its exact size.
-    let mut out = Vec::with_capacity(16 + rest.len() + body_len);
+/// The parts of a successful result ([`crate::offline::assemble::ToolResult`]).
+pub struct Parts<'a> {
+    /// The text content (summary, then any warnings).
+    pub text: &'a str,
+    /// BuilderResult name.
+    pub name: &'a str,
+    /// §5 warnings.
+    pub warnings: &'a [String],
+    /// The version in the provenance.
+    pub version: &'a str,
+    /// The seed in the provenance.
+    pub seed: u64,
+    /// The Structure.
+    pub structure: &'a Structure,
+}
+
+/// A successful result as its typed parts, written once into a buffer of its exact size.
+pub fn encode(parts: &Parts) -> Vec<u8> {
+    let s = parts.structure;
+    let strings = [parts.text, parts.name, parts.version];
+    let body_len = strings.iter().map(|t| 4 + t.len()).sum::<usize>()
+        + 4
+        + parts.warnings.iter().map(|w| 4 + w.len()).sum::<usize>()
+        + 8
+        + body_len(s);
+    let mut out = Vec::with_capacity(16 + body_len);
     out.extend_from_slice(MAGIC);
-    put_u32(&mut out, rest.len());
+    put_u32(&mut out, 0);
     put_u32(&mut out, body_len);
-    out.extend_from_slice(rest);
-    if let Some(s) = structure {
-        let flags = [
-            (s.cell.is_some(), CELL),
-            (s.bond_orders.is_some(), BOND_ORDERS),
-            (s.molecules.is_some(), MOLECULES),
-            (s.residue_names.is_some(), RESIDUE_NAMES),
-            (s.residue_ids.is_some(), RESIDUE_IDS),
-        ];
-        flags
-            .iter()
-            .fold(0, |f, &(on, bit)| if on { f | bit } else { f })
-            .put(&mut out);
-        put_list(&mut out, &s.elements);
-        put_list(&mut out, &s.positions);
-        if let Some(cell) = &s.cell {
-            cell.iter().for_each(|&x| x.put(&mut out));
-        }
-        put_list(&mut out, &s.bonds);
-        if let Some(orders) = &s.bond_orders {
-            put_list(&mut out, orders);
-        }
-        if let Some(molecules) = &s.molecules {
-            put_list(&mut out, molecules);
-        }
-        if let Some(names) = &s.residue_names {
-            put_column(&mut out, names);
-        }
-        if let Some(ids) = &s.residue_ids {
-            put_list(&mut out, ids);
+    for t in strings {
+        put_list(&mut out, t.as_bytes());
+    }
+    put_strings(&mut out, parts.warnings);
+    parts.seed.put(&mut out);
+    let flags = [
+        (s.cell.is_some(), CELL),
+        (s.bond_orders.is_some(), BOND_ORDERS),
+        (s.molecules.is_some(), MOLECULES),
+        (s.residue_names.is_some(), RESIDUE_NAMES),
+        (s.residue_ids.is_some(), RESIDUE_IDS),
+        (s.atom_names.is_some(), ATOM_NAMES),
+        (s.chain_ids.is_some(), CHAIN_IDS),
+        (s.formal_charges.is_some(), FORMAL_CHARGES),
+        (s.scalars.is_some(), SCALARS),
+    ];
+    flags
+        .iter()
+        .fold(0, |f, &(on, bit)| if on { f | bit } else { f })
+        .put(&mut out);
+    put_list(&mut out, &s.elements);
+    put_list(&mut out, &s.positions);
+    if let Some(cell) = &s.cell {
+        cell.iter().for_each(|&x| x.put(&mut out));
+    }
+    put_list(&mut out, &s.bonds);
+    put_some(&mut out, s.bond_orders.as_deref(), put_list);
+    put_some(&mut out, s.molecules.as_deref(), put_list);
+    put_some(&mut out, s.residue_names.as_ref(), put_column);
+    put_some(&mut out, s.residue_ids.as_deref(), put_list);
+    put_some(&mut out, s.atom_names.as_ref(), put_column);
+    put_some(&mut out, s.chain_ids.as_deref(), put_strings);
+    put_some(&mut out, s.formal_charges.as_deref(), put_list);
+    if let Some(scalars) = &s.scalars {
+        put_u32(&mut out, scalars.len());
+        for (name, values) in scalars {
+            put_list(&mut out, name.as_bytes());
+            put_list(&mut out, values);
         }
     }
     out
@@ -144,10 +189,8 @@ pub fn encode(rest: &[u8], structure: Option<&Structure>) -> Vec<u8> {
 fn body_len(s: &Structure) -> usize {
     let list = |items: usize, size: usize| 4 + items * size;
     let optional = |len: Option<usize>, size: usize| len.map_or(0, |n| list(n, size));
-    let column = |c: &StringColumn| {
-        let strings: usize = c.table().iter().map(|t| list(t.len(), 1)).sum();
-        4 + strings + list(c.len(), 4)
-    };
+    let strings = |t: &[String]| 4 + t.iter().map(|t| list(t.len(), 1)).sum::<usize>();
+    let column = |c: &StringColumn| strings(c.table()) + list(c.len(), 4);
     4 + list(s.elements.len(), 1)
         + list(s.positions.len(), 8)
         + s.cell.map_or(0, |_| 72)
@@ -156,6 +199,15 @@ fn body_len(s: &Structure) -> usize {
         + optional(s.molecules.as_ref().map(Vec::len), 4)
         + s.residue_names.as_ref().map_or(0, column)
         + optional(s.residue_ids.as_ref().map(Vec::len), 8)
+        + s.atom_names.as_ref().map_or(0, column)
+        + s.chain_ids.as_deref().map_or(0, strings)
+        + optional(s.formal_charges.as_ref().map(Vec::len), 4)
+        + s.scalars.as_ref().map_or(0, |m| {
+            4 + m
+                .iter()
+                .map(|(k, v)| list(k.len(), 1) + list(v.len(), 8))
+                .sum::<usize>()
+        })
 }
 
 /// Bytes read in order from the start (a page's `Uint8Array`, or a slice).
@@ -175,17 +227,16 @@ impl Source for &[u8] {
     }
 }
 
-/// What a transfer holds: the JSON rest, and the Structure with its length in bytes (`None` when
-/// the rest is the whole result).
-pub struct Decoded {
-    /// The result's JSON text (with the placeholder when a Structure is placed).
-    pub rest: Vec<u8>,
-    /// The Structure and the length of its binary form.
-    pub structure: Option<(Scanned, usize)>,
+/// What a transfer holds.
+pub enum Decoded {
+    /// A CallToolResult's JSON text.
+    Json(Vec<u8>),
+    /// A successful result, as the exact reader makes it of the JSON text.
+    Wire(Box<CallResultWire>),
 }
 
-/// Reads a transfer made by [`encode`]; `Err` is [`DAMAGED`]. The bytes are copied out of
-/// `source` a window at a time (a large result is never whole twice in wasm memory).
+/// Reads a transfer made by [`encode`] or [`encode_json`]; `Err` is [`DAMAGED`]. The bytes are
+/// copied out of `source` a window at a time (a large result is never whole twice in wasm memory).
 pub fn decode(source: &dyn Source) -> Result<Decoded, String> {
     let mut r = Reader {
         source,
@@ -196,21 +247,17 @@ pub fn decode(source: &dyn Source) -> Result<Decoded, String> {
     };
     let damaged = || DAMAGED.to_string();
     let magic = r.bytes(MAGIC.len()).ok_or_else(damaged)?;
-    if magic != MAGIC {
-        return Err(damaged());
-    }
-    let rest_len = r.count(1).ok_or_else(damaged)?;
+    let json_len = r.count(1).ok_or_else(damaged)?;
     let body_len = r.count(1).ok_or_else(damaged)?;
-    if source.total() != 16 + rest_len + body_len {
+    if magic != MAGIC || source.total() != 16 + json_len + body_len || json_len.min(body_len) > 0 {
         return Err(damaged());
     }
-    let rest = r.bytes(rest_len).ok_or_else(damaged)?;
-    let structure = if body_len == 0 {
-        None
-    } else {
-        Some((r.structure().ok_or_else(damaged)?, body_len))
-    };
-    Ok(Decoded { rest, structure })
+    if body_len == 0 {
+        return Ok(Decoded::Json(r.bytes(json_len).ok_or_else(damaged)?));
+    }
+    r.wire()
+        .map(|wire| Decoded::Wire(Box::new(wire)))
+        .ok_or_else(damaged)
 }
 
 struct Reader<'a> {
@@ -274,16 +321,58 @@ impl Reader<'_> {
     }
 
     fn column(&mut self) -> Option<Column> {
-        let n = self.count(4)?;
-        let table = (0..n)
-            .map(|_| String::from_utf8(self.list::<u8>()?).ok())
-            .collect::<Option<Vec<_>>>()?;
+        let table = self.strings()?;
         let index = self.list::<u32>()?;
         // The column is indexed without checks later.
         index
             .iter()
             .all(|&t| (t as usize) < table.len())
             .then_some(Column { table, index })
+    }
+
+    fn text(&mut self) -> Option<String> {
+        String::from_utf8(self.list::<u8>()?).ok()
+    }
+
+    fn strings(&mut self) -> Option<Vec<String>> {
+        (0..self.count(4)?).map(|_| self.text()).collect()
+    }
+
+    /// Named number channels; a name twice does not read.
+    fn scalars(&mut self) -> Option<std::collections::BTreeMap<String, Vec<f64>>> {
+        let mut out = std::collections::BTreeMap::new();
+        for _ in 0..self.count(8)? {
+            let name = self.text()?;
+            let values = self.list()?;
+            out.insert(name, values).is_none().then_some(())?;
+        }
+        Some(out)
+    }
+
+    /// A successful result's parts as the wire value the exact reader makes of its JSON.
+    fn wire(&mut self) -> Option<CallResultWire> {
+        let [text, name, version] = [self.text()?, self.text()?, self.text()?];
+        let warnings = self.strings()?;
+        let seed: u64 = self.one()?;
+        let structure = Structure::from(self.structure()?);
+        let mut provenance = serde_json::Map::new();
+        provenance.insert("megane-builder-client".into(), version.into());
+        provenance.insert("seed".into(), seed.into());
+        Some(CallResultWire {
+            content: Some(vec![ContentItem {
+                kind: Some("text".into()),
+                text: Some(text),
+            }]),
+            is_error: Some(false),
+            structured_content: Some(BuilderResult {
+                contract: 1,
+                name,
+                structure,
+                warnings,
+                provenance,
+            }),
+            ..CallResultWire::default()
+        })
     }
 
     fn cell(&mut self) -> Option<[f64; 9]> {
@@ -313,7 +402,11 @@ impl Reader<'_> {
         let molecules = self.optional(on(MOLECULES), Self::list)?;
         let residue_names = self.optional(on(RESIDUE_NAMES), Self::column)?;
         let residue_ids = self.optional(on(RESIDUE_IDS), Self::list)?;
-        (self.at == self.end && flags < 2 * RESIDUE_IDS).then_some(Scanned {
+        let atom_names = self.optional(on(ATOM_NAMES), Self::column)?;
+        let chain_ids = self.optional(on(CHAIN_IDS), Self::strings)?;
+        let formal_charges = self.optional(on(FORMAL_CHARGES), Self::list)?;
+        let scalars = self.optional(on(SCALARS), Self::scalars)?;
+        (self.at == self.end && flags < 2 * SCALARS).then_some(Scanned {
             elements,
             positions,
             cell,
@@ -322,37 +415,34 @@ impl Reader<'_> {
             molecules,
             residue_names,
             residue_ids,
-            ..Scanned::default()
+            atom_names,
+            chain_ids,
+            formal_charges,
+            scalars,
         })
     }
 }
 
-/// §5/§6: interprets a transfer's result for `tool_name`: the JSON rest by the exact reader with
-/// the Structure placed (`result::interpret_call_prescanned`), or the whole JSON result
-/// (`result::interpret_call_bytes`); the §9 cap counts the rest and the binary Structure. With
-/// whether a failure is the tool's refusal of the arguments (its `isError`, §10).
+/// §5/§6: interprets a transfer's result for `tool_name` after the §9 cap on its length: the
+/// typed result on the one interpretation path (`result::interpret_call_wire`), or the JSON text
+/// (`result::interpret_call_bytes`). With whether a failure is the tool's refusal of the
+/// arguments (its `isError`, §10).
 pub fn interpret(
     tool_name: &str,
     marker: &Marker,
     source: &dyn Source,
     limits: &ResultLimits,
 ) -> (Result<Interpreted, String>, bool) {
-    let Decoded { rest, structure } = match decode(source) {
-        Ok(decoded) => decoded,
-        Err(e) => return (Err(e), false),
-    };
-    let outcome = match structure {
-        Some((scanned, structure_len)) => {
-            let prescanned = Prescanned {
-                structure: Box::new(scanned),
-                structure_len,
-            };
-            result::interpret_call_prescanned(tool_name, marker, &rest, prescanned, limits)
+    let decoded = result::check_result_size(source.total(), limits).and_then(|()| decode(source));
+    match decoded {
+        Ok(Decoded::Json(json)) => {
+            let outcome = result::interpret_call_bytes(tool_name, marker, &json, limits);
+            let refused = outcome.is_err() && result::is_refusal_bytes(&json);
+            (outcome, refused)
         }
-        None => result::interpret_call_bytes(tool_name, marker, &rest, limits),
-    };
-    let refused = outcome.is_err() && result::is_refusal_bytes(&rest);
-    (outcome, refused)
+        Ok(Decoded::Wire(wire)) => (result::interpret_call_wire(tool_name, marker, *wire), false),
+        Err(e) => (Err(e), false),
+    }
 }
 
 #[cfg(test)]
@@ -410,11 +500,16 @@ mod tests {
         (bare.cell, bare.bond_orders, bare.molecules) = (None, None, None);
         (bare.residue_names, bare.residue_ids) = (None, None);
         cases.push(bare);
-        // Fields the layout does not carry: the whole result goes as JSON.
-        let mut named = structure();
-        named.formal_charges = Some(vec![0, 0, 0, 1]);
-        assert!(!carries(&named));
-        cases.push(named);
+        // Every other field too.
+        let mut full = structure();
+        full.formal_charges = Some(vec![0, 0, 0, 1]);
+        full.chain_ids = Some(vec!["A".into(), "A".into(), "A".into(), "B".into()]);
+        full.atom_names = full.residue_names.clone();
+        full.scalars = Some([("q".to_string(), vec![0.5, -0.25, -0.25, 1.0])].into());
+        cases.push(full);
+        let mut bad = structure();
+        bad.chain_ids = Some(vec!["AB".into(); 4]);
+        cases.push(bad);
         // §5.1 refusals come out word for word: a bad element, a bond out of range.
         let mut bad = structure();
         bad.elements[3] = 0;
@@ -422,8 +517,10 @@ mod tests {
         let mut bad = structure();
         bad.bonds[1] = [0, 9];
         cases.push(bad);
-        for s in cases {
-            let result = call_result("water", "Packed.", s, &["dense".to_string()], 7);
+        let seeds = [7, (1 << 53) + 1, u64::MAX];
+        for (k, s) in cases.into_iter().enumerate() {
+            let seed = seeds[k % seeds.len()];
+            let result = call_result("water", "Packed.", s, &["dense".to_string()], seed);
             let bytes = result.to_transfer();
             assert_eq!(bytes.len(), bytes.capacity(), "written into its exact size");
             let [transfer, json] = both(&result);
@@ -434,7 +531,7 @@ mod tests {
         let (outcome, refused) = interpret(
             "t",
             &marker(),
-            &encode(&error, None).as_slice(),
+            &encode_json(&error).as_slice(),
             &ResultLimits::default(),
         );
         assert_eq!(outcome, Err("No.".to_string()));

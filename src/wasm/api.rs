@@ -608,8 +608,8 @@ pub fn offline_tools_list() -> Result<JsValue, JsError> {
 
 /// Runs an offline tool here (call it inside a Worker: it blocks until packing ends) and returns
 /// the CallToolResult for `interpretOfflineCall` on the page ([`crate::offline::transfer`]: its
-/// JSON without the §5.1 Structure, then the Structure's arrays as binary, about half the bytes of
-/// the JSON and no numbers written as text). `onProgress(fraction, message, last)` is
+/// typed parts with the §5.1 Structure's arrays as binary, about half the bytes of its JSON and
+/// no numbers written as text; a tool error as JSON). `onProgress(fraction, message, last)` is
 /// called as packing advances, paced by [`crate::offline::pace`]: none in the first 100 ms, then
 /// at most once per 100 ms with `last` false, and once more just before returning, with `last`
 /// true, with the last report not passed yet (if any). A tool error is an `isError` result, never

@@ -22,8 +22,8 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "progress", id: message.id, fraction: i / steps, message: `step ${i}` });
     }
     await sleep(silentMs);
-    // As offline-worker.js posts a result (src/offline/transfer.rs): the magic, the JSON's length,
-    // 0 (no binary Structure: the JSON is the whole result), the JSON.
+    // In the Worker's transfer (src/offline/transfer.rs) as JSON: the magic, the JSON's length, 0
+    // (no typed result), the JSON.
     const json = new TextEncoder().encode(JSON.stringify(RESULT));
     const bytes = new Uint8Array(16 + json.length);
     bytes.set(new TextEncoder().encode("\0MBC-OT1"));
