@@ -1,11 +1,11 @@
 //! How an offline call's CallToolResult travels from the offline Worker to the page (issue 12):
 //! a successful result as its typed parts (summary, name, warnings, provenance, and the §5.1
-//! Structure's arrays as little-endian binary), a tool error as its JSON text. The page makes the same wire value the
-//! exact reader makes of the JSON and interprets it on the one path (`result::interpret_call_wire`:
-//! the contract, §5.1 with [`Structure::validate`], the name fallback), or reads the JSON with
-//! `result::interpret_call_bytes`; either way after the §9 cap on the transfer's length. No
-//! numbers are written as decimal text and read back: less work in both threads, and about half
-//! the bytes of JSON for a large box.
+//! Structure's arrays as little-endian binary), a tool error as its JSON text. The page makes the
+//! wire value the exact reader makes of the JSON and interprets it on the one path
+//! (`result::interpret_call_wire`: the contract, §5.1 with [`Structure::validate`], the name
+//! fallback), or reads the JSON with `result::interpret_call_bytes`; either way after the §9 cap on
+//! the transfer's length. No numbers are written as decimal text and read back: less work in both
+//! threads, and about half the bytes of JSON for a large box.
 //!
 //! Layout: [`MAGIC`], the JSON's length (u32), the typed result's length (u32), then one of them
 //! (the other's length is 0). The typed result: the summary, the name, the package version
