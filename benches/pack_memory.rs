@@ -1,8 +1,8 @@
 //! Memory of an offline `liquid_box` call, natively, per phase: a counting global allocator (this
 //! bench only, never the library) records the heap's high-water mark between the packer's progress
 //! messages, so each phase — argument check, feasibility, placement, optimisation (L-BFGS, Verlet
-//! rebuilds, movebad), the final distance check, and the result (structure and CallToolResult
-//! bytes) — gets its own peak, in bytes per atom.
+//! rebuilds, movebad), the final distance check, and the result (structure and what the offline
+//! Worker hands the page, `call_tool_transfer`) — gets its own peak, in bytes per atom.
 //!
 //! `cargo bench --bench pack_memory` (std harness off; under `cargo test --benches` a smoke run
 //! only). Environment: `PACK_MEMORY_CASES` (default `water-100000,water-300000,mix8`;
@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use megane_builder_client::offline::call_tool_bytes;
+use megane_builder_client::offline::{call_tool_transfer, transfer};
 use megane_builder_client::pack::PackControl;
 use serde_json::{json, Value};
 
@@ -211,13 +211,20 @@ fn main() {
         phases.lock().unwrap().base = base;
         PEAK.store(base, Ordering::Relaxed);
         let t0 = Instant::now();
-        let bytes = call_tool_bytes("liquid_box", &args, &control);
+        let bytes = call_tool_transfer("liquid_box", &args, &control);
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         let mut p = phases.into_inner().unwrap();
         p.close("done");
         // What is still held when the call has returned: the result bytes.
         let held = LIVE.load(Ordering::Relaxed).saturating_sub(base);
-        let response: Value = serde_json::from_slice(&bytes).expect("result JSON");
+        // The Worker's answer (a successful result's typed parts) as JSON.
+        let response: Value = match transfer::decode(&bytes.as_slice()).expect("transfer") {
+            transfer::Decoded::Json(json) => serde_json::from_slice(&json).expect("result JSON"),
+            transfer::Decoded::Wire(wire) => json!({
+                "isError": false,
+                "structuredContent": serde_json::to_value(wire.structured_content).expect("result"),
+            }),
+        };
         assert_eq!(
             response["isError"], false,
             "{case}: {}",

@@ -777,3 +777,56 @@ fn the_bytes_path_reports_writing_the_result_and_matches_the_value_path() {
         "{events:?}"
     );
 }
+
+/// What the offline Worker hands the page (`call_tool_transfer`: a successful result's typed parts
+/// with the Structure's arrays as binary, a tool error as JSON) reads to the same outcome as the
+/// CallToolResult's JSON bytes, for each tool and for a tool error, with the same progress reports.
+#[test]
+fn the_workers_transfer_reads_as_the_json_bytes_do() {
+    use megane_builder_client::contract::result::{interpret_call_bytes, ResultLimits};
+    use megane_builder_client::offline::{call_tool_bytes, call_tool_transfer, transfer};
+    use std::sync::Mutex;
+    let water = json!({"name": "water", "molblock": molblock("water")});
+    let ethanol = json!({"name": "ethanol", "molblock": molblock("ethanol")});
+    let document = json!({
+        "elements": [8, 1, 1], "positions": [6.0, 6.0, 6.0, 6.96, 6.0, 6.0, 5.76, 6.93, 6.0],
+        "cell": [12.0, 0, 0, 0, 12.0, 0, 0, 0, 12.0], "bonds": [[0, 1], [0, 2]]
+    });
+    let cases = [
+        (
+            "liquid_box",
+            json!({"components": [{"molecule": water, "count": 20}, {"molecule": ethanol, "count": 5}], "seed": 4}),
+        ),
+        (
+            "solvate",
+            json!({"document": document, "solvent": water, "seed": 2}),
+        ),
+        (
+            "polymer_chain",
+            json!({"monomer": monomer("styrene"), "head": 0, "tail": 1, "seed": 7, "length": 10}),
+        ),
+        (
+            "liquid_box",
+            json!({"components": [{"molecule": water, "count": 1}], "seed": 1}),
+        ),
+    ];
+    let limits = ResultLimits::default();
+    for (tool, args) in cases {
+        let b = button(tool);
+        let events = Mutex::new(Vec::new());
+        let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
+        let control = PackControl {
+            cancel: None,
+            progress: Some(&cb),
+        };
+        let bytes = call_tool_bytes(tool, &args, &control);
+        let from_bytes = std::mem::take(&mut *events.lock().unwrap());
+        let sent = call_tool_transfer(tool, &args, &control);
+        assert_eq!(*events.lock().unwrap(), from_bytes, "{tool}");
+        assert!(sent.len() <= bytes.len() + 16, "{tool}");
+        let json = interpret_call_bytes(tool, &b.marker, &bytes, &limits);
+        let (outcome, refused) = transfer::interpret(tool, &b.marker, &sent.as_slice(), &limits);
+        assert_eq!(refused, json.is_err(), "{tool}");
+        assert_eq!(outcome, json, "{tool}");
+    }
+}

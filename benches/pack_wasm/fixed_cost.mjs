@@ -22,13 +22,14 @@ for (const [name, [tool, args]] of Object.entries(CASES)) {
     return [performance.now() - t0, bytes];
   };
   const [first, bytes] = call(1);
-  const result = JSON.parse(new TextDecoder().decode(bytes));
+  const button = pkg.parseToolList(pkg.offlineToolsList(), "offline").buttons.find((b) => b.name === tool);
+  const outcome = pkg.interpretOfflineCall(button, bytes);
   const times = [];
   for (let i = 0; i < repeat; i++) times.push(call(2 + i)[0]);
   times.sort((a, b) => a - b);
   console.log(JSON.stringify({
-    case: name, tool, ok: result.isError === false, atoms: result.structuredContent?.structure?.elements?.length ?? 0,
+    case: name, tool, ok: outcome.ok, atoms: outcome.ok ? outcome.result.atomCount : 0,
     firstMs: Number(first.toFixed(2)), medianMs: Number(times[times.length >> 1].toFixed(2)),
-    minMs: Number(times[0].toFixed(2)), error: result.isError ? result.content?.[0]?.text : undefined,
+    minMs: Number(times[0].toFixed(2)), error: outcome.ok ? undefined : outcome.error,
   }));
 }

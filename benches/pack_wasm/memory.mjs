@@ -11,6 +11,10 @@
 // Env: MEMORY_WARMUP=1 makes a 1 000-water call first, in the same process, so the growth is
 // measured after the code a call runs has been compiled (a Worker's second call and later): a
 // first call's RSS growth includes ~15-20 MB that does not depend on the size (issue 12, s7).
+// The call is the one the offline Worker makes, `offlineCall`; its result is read back after the
+// figures are taken (`interpretOfflineCall`, or JSON text from a package before it). MEMORY_PKG=DIR
+// (relative to the repository, default pkg) loads another build, e.g. main's, for a comparison in
+// the same minutes.
 // Prints one JSON line per case. Needs pkg/ (scripts/build.sh).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -59,8 +63,10 @@ if (child !== "--child") {
   }
 } else {
   const name = cases;
-  const pkg = await import(join(ROOT, "pkg", "megane_builder_client.js"));
-  const wasm = pkg.initSync({ module: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
+  const dir = join(ROOT, process.env.MEMORY_PKG || "pkg");
+  const pkg = await import(join(dir, "megane_builder_client.js"));
+  const wasm = pkg.initSync({ module: readFileSync(join(dir, "megane_builder_client_bg.wasm")) });
+  const transfer = typeof pkg.interpretOfflineCall === "function";
   const args = { components: components(name), seed: 1 };
   const warm = process.env.MEMORY_WARMUP === "1";
   if (warm) pkg.offlineCall("liquid_box", { components: components("3000"), seed: 2 }, null);
@@ -87,8 +93,14 @@ if (child !== "--child") {
   }
   const after = { wasm: wasm.memory.buffer.byteLength };
   const peakRss = process.resourceUsage().maxRSS * 1024;
-  const text = new TextDecoder().decode(bytes);
-  const result = JSON.parse(text);
+  let result;
+  if (transfer) {
+    const button = pkg.parseToolList(pkg.offlineToolsList(), "offline").buttons.find((b) => b.name === "liquid_box");
+    const outcome = pkg.interpretOfflineCall(button, bytes);
+    result = outcome.ok ? { isError: false, structuredContent: outcome.result.toJSON() } : { isError: true, error: outcome.error };
+  } else {
+    result = JSON.parse(new TextDecoder().decode(bytes));
+  }
   const n = result.structuredContent?.structure?.elements?.length ?? 0;
   let file = null;
   if (out && n) {
@@ -101,7 +113,7 @@ if (child !== "--child") {
     wasmBytes: after.wasm, wasmPerAtom: Math.round(after.wasm / n),
     wasmGrowthPerAtom: Math.round((after.wasm - before.wasm) / n),
     peakRssBytes: peakRss, peakRssPerAtom: Math.round(peakRss / n),
-    rssGrowthPerAtom: Math.round((peakRss - before.rss) / n), resultBytes: bytes.length,
+    rssGrowthPerAtom: Math.round((peakRss - before.rss) / n), resultBytes: bytes.length, transfer,
     progressUpdates: updates, longestGapMs: Math.round(maxGap), longestGapBefore: gapAt,
     warnings: result.structuredContent?.warnings ?? [], file,
   }));

@@ -4,7 +4,7 @@
 //   workerWasm `offlineCall` timed inside a module Worker by the Worker's clock,
 //   worker     a call message to the offline Worker and its result back (offlineCall + messaging),
 //   echo       a message to a Worker that answers at once (the messaging floor of this machine),
-//   interpret  `interpretCall(button, bytes)` on the page,
+//   interpret  `interpretOfflineCall(button, bytes)` on the page,
 //   refuse     `refuseCall(toolbox, name)` + `callTimeoutMs` (the checks before posting),
 //   plan       `planApply(button, result, null)` (what a host does next; not part of call()).
 // Medians of REPEAT warm runs (ms). Usage: node benches/pack_wasm/round_trip.mjs [CASES] [REPEAT]
@@ -76,9 +76,9 @@ for (const key of casesArg.split(",")) {
     inside.sort((a, b) => a - b);
     const workerWasm = Number(inside[inside.length >> 1].toFixed(4));
 
-    const interpret = await median(() => { pkg.interpretCall(button, bytes.slice()); });
+    const interpret = await median(() => { pkg.interpretOfflineCall(button, bytes.slice()); });
     const refuse = await median(() => { pkg.refuseCall(tools.toolbox, tool); pkg.callTimeoutMs(button.marker.expectedSeconds ?? undefined, undefined); });
-    const outcome = pkg.interpretCall(button, bytes);
+    const outcome = pkg.interpretOfflineCall(button, bytes);
     const plan = await median(() => { pkg.planApply(button, outcome.result, null); });
     return { call, wasm, workerWasm, worker: viaWorker, echo, interpret, refuse, plan, bytes: bytes.length };
   }, { tool, args, repeat });

@@ -1,7 +1,8 @@
 // Worker side of offlineTools(): loads the package once (the threaded build with a rayon pool when
 // asked and the page is cross-origin isolated, else the single-threaded one), then runs each call
 // to completion and posts the progress reports offlineCall passes on (at most every 100 ms, none in a
-// call's first 100 ms) and the CallToolResult bytes (transferred), with the last report not yet posted.
+// call's first 100 ms) and its result (transferred; for interpretOfflineCall: the CallToolResult's
+// typed parts with the Structure's arrays as binary), with the last report not yet posted.
 let offlineCall = null;
 
 async function load({ wasmUrl, threadsWasmUrl, threads, threadCount }) {

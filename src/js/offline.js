@@ -4,7 +4,7 @@
 // blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one. Where the
 // page is cross-origin isolated the Worker uses the multi-threaded build (a rayon pool of Workers);
 // the structure is the same either way.
-import { callDeadlineMs, callTimeoutMs, interpretCall, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
+import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
@@ -175,7 +175,7 @@ export function offlineTools(options = {}) {
           try {
             if (message.progress) onProgress?.(message.progress.fraction, message.progress.message);
           } finally {
-            finish(interpretCall(button, message.bytes), false);
+            finish(interpretOfflineCall(button, message.bytes), false);
           }
         }
         // A trap leaves the wasm instance unusable: start afresh next time.

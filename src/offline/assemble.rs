@@ -6,6 +6,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::molecule::{residue_name, PackMolecule};
+use super::transfer;
 use crate::contract::structure::Structure;
 
 /// Builds the structure of `counts[k]` copies of `molecules[k]`, in order, from packed positions
@@ -177,6 +178,19 @@ impl ToolResult {
             Ok(()) => writer.out.unwrap_or_default(),
             Err(_) => Vec::new(),
         }
+    }
+
+    /// The CallToolResult as the offline Worker hands it to the page ([`transfer`]): its typed
+    /// parts with the Structure's arrays as binary.
+    pub fn to_transfer(&self) -> Vec<u8> {
+        transfer::encode(&transfer::Parts {
+            text: &self.text,
+            name: &self.name,
+            warnings: &self.warnings,
+            version: env!("CARGO_PKG_VERSION"),
+            seed: self.seed,
+            structure: &self.structure,
+        })
     }
 
     /// The CallToolResult as a JSON value (tests, small results).

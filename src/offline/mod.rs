@@ -10,6 +10,7 @@ pub mod molecule;
 pub mod pace;
 pub mod polymer;
 pub mod solvate;
+pub mod transfer;
 
 use serde_json::Value;
 
@@ -33,8 +34,8 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
     }
 }
 
-/// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result
-/// (what the Worker hands to `interpretCall`; no JSON value tree of the structure is built).
+/// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result (no
+/// JSON value tree of the structure is built; the Worker hands [`call_tool_transfer`] instead).
 /// A successful result reports progress "writing N atoms" (fraction 1, [`report_writing`]) every few
 /// MB of the writing passes and between them; the packing tools also report it before assembling
 /// the structure.
@@ -46,6 +47,21 @@ pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> 
             result.to_bytes_with(&|| report_writing(control, atoms))
         }
         Err(message) => serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
+    }
+}
+
+/// [`call_tool`] as the offline Worker hands it to the page ([`transfer`]: a successful result's
+/// typed parts with the Structure's arrays as binary, a tool error as JSON). A successful result reports "writing N atoms" once, before
+/// it is written (copying the arrays takes a small part of writing them as JSON text).
+pub fn call_tool_transfer(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
+    match run_tool(name, arguments, control) {
+        Ok(result) => {
+            report_writing(control, result.structure.n_atoms());
+            result.to_transfer()
+        }
+        Err(message) => transfer::encode_json(
+            &serde_json::to_vec(&assemble::tool_error(&message)).unwrap_or_default(),
+        ),
     }
 }
 

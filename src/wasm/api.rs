@@ -607,7 +607,9 @@ pub fn offline_tools_list() -> Result<JsValue, JsError> {
 }
 
 /// Runs an offline tool here (call it inside a Worker: it blocks until packing ends) and returns
-/// the CallToolResult as JSON bytes for `interpretCall`. `onProgress(fraction, message, last)` is
+/// the CallToolResult for `interpretOfflineCall` on the page ([`crate::offline::transfer`]: its
+/// typed parts with the §5.1 Structure's arrays as binary, about half the bytes of its JSON and
+/// no numbers written as text; a tool error as JSON). `onProgress(fraction, message, last)` is
 /// called as packing advances, paced by [`crate::offline::pace`]: none in the first 100 ms, then
 /// at most once per 100 ms with `last` false, and once more just before returning, with `last`
 /// true, with the last report not passed yet (if any). A tool error is an `isError` result, never
@@ -638,13 +640,41 @@ pub fn offline_call(
         cancel: None,
         progress: Some(&report),
     };
-    let bytes = crate::offline::call_tool_bytes(name, &args, &control);
+    let bytes = crate::offline::call_tool_transfer(name, &args, &control);
     if let Some((f, mut pace)) = PROGRESS.with(|slot| slot.borrow_mut().take()) {
         if let Some((fraction, message)) = pace.finish() {
             call_progress(&f, fraction, message, true);
         }
     }
     Ok(Uint8Array::from(bytes.as_slice()))
+}
+
+/// §5/§6: [`interpret_call`] for what `offlineCall` returned (in the offline Worker): the same
+/// checks (§5.1 included) and the same outcome as `interpretCall` on the CallToolResult's JSON.
+#[wasm_bindgen(js_name = interpretOfflineCall, unchecked_return_type = "InterpretOutcome")]
+pub fn interpret_offline_call(
+    #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,
+    transfer: &Uint8Array,
+) -> Result<JsValue, JsError> {
+    let button = ButtonHead::from_js(button)?;
+    let (outcome, refused) = crate::offline::transfer::interpret(
+        &button.name,
+        &button.marker,
+        &JsBytes(transfer),
+        &ResultLimits::default(),
+    );
+    Ok(interpreted_outcome(&button.name, outcome, refused))
+}
+
+impl crate::offline::transfer::Source for JsBytes<'_> {
+    fn total(&self) -> usize {
+        self.0.length() as usize
+    }
+    fn copy(&self, at: usize, out: &mut [u8]) {
+        self.0
+            .subarray(at as u32, (at + out.len()) as u32)
+            .copy_to(out);
+    }
 }
 
 /// `onProgress(fraction, message, last)`; what the callback throws is ignored (progress never

@@ -376,6 +376,14 @@ impl System {
                 }
             }
         }
+        // The list grew by doubling: give back what is beyond an eighth of slack, so the
+        // optimiser's curvature pairs, allocated after the first build, can take it (issue 12:
+        // ~7 B per water atom at the optimiser's peak). A later list up to that eighth longer
+        // fits without growing.
+        let keep = partners.len() + partners.len() / 8;
+        if partners.capacity() > keep {
+            partners.shrink_to(keep);
+        }
         self.partners = partners;
         self.partner_start = partner_start;
         for (m, q) in self.centre_at_build.iter_mut().enumerate() {

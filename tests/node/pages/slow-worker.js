@@ -1,7 +1,7 @@
 // A stand-in for offline-worker.js with a slow tool whose progress the test controls: the only
 // way to make a call outlive its timeout while it still reports progress, deterministically.
 // `call` args: {steps, every} → `steps` progress messages `every` ms apart, then a valid
-// CallToolResult (one water); {silentMs} → silence for that long, then the same result.
+// CallToolResult (one water, as the Worker sends it); {silentMs} → silence for that long, then the same result.
 const RESULT = {
   content: [{ type: "text", text: "One water." }],
   structuredContent: {
@@ -22,7 +22,13 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "progress", id: message.id, fraction: i / steps, message: `step ${i}` });
     }
     await sleep(silentMs);
-    const bytes = new TextEncoder().encode(JSON.stringify(RESULT));
+    // In the Worker's transfer (src/offline/transfer.rs) as JSON: the magic, the JSON's length, 0
+    // (no typed result), the JSON.
+    const json = new TextEncoder().encode(JSON.stringify(RESULT));
+    const bytes = new Uint8Array(16 + json.length);
+    bytes.set(new TextEncoder().encode("\0MBC-OT1"));
+    new DataView(bytes.buffer).setUint32(8, json.length, true);
+    bytes.set(json, 16);
     self.postMessage({ type: "result", id: message.id, bytes }, [bytes.buffer]);
   }
 };
