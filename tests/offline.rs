@@ -809,9 +809,14 @@ fn the_workers_transfer_reads_as_the_json_bytes_do() {
             "liquid_box",
             json!({"components": [{"molecule": water, "count": 1}], "seed": 1}),
         ),
+        // Tool errors: the box above is too small, and head = tail.
+        (
+            "polymer_chain",
+            json!({"monomer": monomer("styrene"), "head": 0, "tail": 0, "seed": 7, "length": 10}),
+        ),
     ];
     let limits = ResultLimits::default();
-    for (tool, args) in cases {
+    for (k, (tool, args)) in cases.into_iter().enumerate() {
         let b = button(tool);
         let events = Mutex::new(Vec::new());
         let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
@@ -825,6 +830,8 @@ fn the_workers_transfer_reads_as_the_json_bytes_do() {
         assert_eq!(*events.lock().unwrap(), from_bytes, "{tool}");
         assert!(sent.len() <= bytes.len() + 16, "{tool}");
         let json = interpret_call_bytes(tool, &b.marker, &bytes, &limits);
+        // The first three succeed; the last two are tool errors (a box too small, head = tail).
+        assert_eq!(json.is_ok(), k < 3, "{tool}: {json:?}");
         let (outcome, refused) = transfer::interpret(tool, &b.marker, &sent.as_slice(), &limits);
         assert_eq!(refused, json.is_err(), "{tool}");
         assert_eq!(outcome, json, "{tool}");

@@ -51,8 +51,9 @@ pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> 
 }
 
 /// [`call_tool`] as the offline Worker hands it to the page ([`transfer`]: a successful result's
-/// typed parts with the Structure's arrays as binary, a tool error as JSON). A successful result reports "writing N atoms" once, before
-/// it is written (copying the arrays takes a small part of writing them as JSON text).
+/// typed parts with the Structure's arrays as binary, a tool error as JSON). A successful result
+/// reports "writing N atoms" once more here, before it is written (copying the arrays takes a
+/// small part of writing them as JSON text).
 pub fn call_tool_transfer(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
     match run_tool(name, arguments, control) {
         Ok(result) => {

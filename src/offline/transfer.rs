@@ -10,8 +10,14 @@
 //! Layout: [`MAGIC`], the JSON's length (u32), the typed result's length (u32), then one of them
 //! (the other's length is 0). The typed result: the summary, the name, the package version
 //! (strings: a u32 byte length and UTF-8), the warnings (a u32 count and strings), the seed (u64),
-//! then the Structure: a u32 of flags (which optional fields follow), then each field as a u32
-//! count and its items.
+//! then the Structure: a u32 of flags (which optional fields follow), then each field: a list as
+//! a u32 count and its items, the cell as its nine f64, a string column as its table (a count and
+//! strings) and its indices (a count and u32 each).
+//!
+//! Where the outcome can differ from the JSON path's: the §9 cap counts the transfer's bytes
+//! (about half the JSON's), and a value the JSON could not hold (a non-finite number, written
+//! `null` there) is refused by §5.1's check with its line rather than by the JSON reader. No tool
+//! writes either: a tool's structure is checked before it is sent.
 
 use megane_structure_scan::{Column, Scanned};
 
@@ -236,7 +242,8 @@ pub enum Decoded {
 }
 
 /// Reads a transfer made by [`encode`] or [`encode_json`]; `Err` is [`DAMAGED`]. The bytes are
-/// copied out of `source` a window at a time (a large result is never whole twice in wasm memory).
+/// copied out of `source` a window at a time (a large typed result is never whole twice in wasm
+/// memory; a tool error's JSON is copied out whole).
 pub fn decode(source: &dyn Source) -> Result<Decoded, String> {
     let mut r = Reader {
         source,

@@ -650,7 +650,8 @@ pub fn offline_call(
 }
 
 /// §5/§6: [`interpret_call`] for what `offlineCall` returned (in the offline Worker): the same
-/// checks (§5.1 included) and the same outcome as `interpretCall` on the CallToolResult's JSON.
+/// checks (§5.1 included) and the same outcome as `interpretCall` on the CallToolResult's JSON,
+/// except that the §9 cap counts the transfer's bytes ([`crate::offline::transfer`]).
 #[wasm_bindgen(js_name = interpretOfflineCall, unchecked_return_type = "InterpretOutcome")]
 pub fn interpret_offline_call(
     #[wasm_bindgen(unchecked_param_type = "ToolButton")] button: JsValue,

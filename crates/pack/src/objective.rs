@@ -116,6 +116,8 @@ pub struct System {
     /// Verlet list: partners of molecule `i` are `partners[partner_start[i]..partner_start[i + 1]]`.
     partner_start: Vec<u32>,
     partners: Vec<Partner>,
+    /// The longest Verlet list built so far (its trimmed room is kept for the longest).
+    partners_most: usize,
     built: bool,
     /// Number of Verlet list rebuilds so far.
     pub rebuilds: usize,
@@ -176,6 +178,7 @@ impl System {
             centre_at_build: vec![[0.0; 3]; n_mov],
             partner_start: Vec::new(),
             partners: Vec::new(),
+            partners_most: 0,
             built: false,
             rebuilds: 0,
             mol_penalty: vec![0.0; n_mov],
@@ -376,11 +379,14 @@ impl System {
                 }
             }
         }
-        // The list grew by doubling: give back what is beyond an eighth of slack, so the
-        // optimiser's curvature pairs, allocated after the first build, can take it (issue 12:
-        // ~7 B per water atom at the optimiser's peak). A later list up to that eighth longer
-        // fits without growing.
-        let keep = partners.len() + partners.len() / 8;
+        // The list grew by doubling: give back what is beyond an eighth of slack over the
+        // longest list so far, so the optimiser's curvature pairs, allocated after the first
+        // build, can take it (issue 12: ~7 B per water atom at the optimiser's peak). A later
+        // list up to that eighth longer than the longest fits without growing, and a shorter
+        // one keeps the room (trimmed to each list, a list that grows back would move its old
+        // and doubled blocks at once).
+        self.partners_most = self.partners_most.max(partners.len());
+        let keep = self.partners_most + self.partners_most / 8;
         if partners.capacity() > keep {
             partners.shrink_to(keep);
         }
