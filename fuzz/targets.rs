@@ -37,6 +37,7 @@ pub const TARGETS: &[&str] = &[
     "molblock",
     "launch",
     "server_url",
+    "transfer",
 ];
 
 /// Runs the target `name` on `data` (for the corpus replay test).
@@ -49,6 +50,7 @@ pub fn run(name: &str, data: &[u8]) {
         "molblock" => molblock(data),
         "launch" => launch(data),
         "server_url" => server_url(data),
+        "transfer" => transfer(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -415,4 +417,27 @@ pub fn server_url(data: &[u8]) {
     let (location, current) = url.split_once(' ').unwrap_or((&url, "127.0.0.1"));
     let host = redirect_host(location, current);
     assert!(!host.contains(['\n', '\r']), "redirect host: {host:?}");
+}
+
+/// The offline Worker's transfer as the page reads it (`offline::transfer`, issue 12): any bytes,
+/// and the same bytes behind the transfer's magic (so most reach its layout), are read or refused
+/// with one line, never a panic; what reads is interpreted on the one path (§5.1 included), and
+/// its plan made.
+pub fn transfer(data: &[u8]) {
+    use megane_builder_client::offline::transfer;
+    let mut framed = transfer::MAGIC.to_vec();
+    framed.extend_from_slice(data);
+    let limits = ResultLimits::default();
+    for bytes in [data, &framed] {
+        let m = marker(Apply::NewDocument);
+        let (outcome, _) = transfer::interpret("fuzz", &m, &bytes, &limits);
+        match outcome {
+            Ok(done) => {
+                if let Err(e) = plan_apply(&m, &done.result, None, &[]) {
+                    assert_one_line("plan_apply", &e);
+                }
+            }
+            Err(e) => assert_one_line("transfer", &e),
+        }
+    }
 }

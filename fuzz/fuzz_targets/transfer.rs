@@ -1,0 +1,7 @@
+//! `cargo fuzz run transfer`: the body is `targets::transfer` (shared with tests/fuzz_corpus.rs).
+#![no_main]
+
+#[path = "../targets.rs"]
+mod targets;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| targets::transfer(data));
