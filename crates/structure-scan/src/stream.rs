@@ -499,7 +499,7 @@ fn no_compact<T>(_: &[u8], _: usize) -> Option<(T, usize)> {
 /// ([`push_sized`], as the one-piece scan). `compact` reads an item written the way tools write
 /// it (digits, `[a,b]`) to the value `read` gives for it and where it ends, without `read`'s
 /// white-space, sign, fraction and exponent steps; `None` hands the item to `read` (in V8, the
-/// integer and bond steps took ~14 % off the scan of a 500 000-atom body).
+/// integer steps took ~14 % off the scan of a 500 000-atom body, the bond step ~7 % more).
 #[inline]
 fn items<'a, T>(
     s: &mut Scanner<'a>,
