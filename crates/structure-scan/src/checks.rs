@@ -60,6 +60,13 @@ pub struct Repeat {
     pub later: usize,
 }
 
+/// A bond's atom pair as one key, `lower << 32 | higher`: bonds whose keys increase are all
+/// different (the order [`first_repeated_bond`] and [`Facts::note_bonds`] test).
+#[inline]
+fn pair_key([a, b]: [u32; 2]) -> u64 {
+    (u64::from(a.min(b)) << 32) | u64::from(a.max(b))
+}
+
 /// The lowest atom pair bonded twice, with its two lowest bond indices (what a full sort of
 /// `(min, max, index)` keys finds first), in O(N + B) and without sorting: bonds are bucketed by
 /// their lower atom (a counting sort that keeps bond order within a bucket); buckets are taken in
@@ -75,10 +82,9 @@ pub fn first_repeated_bond(bonds: &[[u32; 2]], atoms: usize) -> Option<Repeat> {
     }
     // Bonds listed in increasing (lower, higher) order, as tools write them, are all different:
     // one pass, no buckets (which took ~7 ms of a 500 000-atom body in the page).
-    let key = |&[a, b]: &[u32; 2]| (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
     if bonds
         .windows(2)
-        .fold(true, |sorted, w| sorted & (key(&w[0]) < key(&w[1])))
+        .fold(true, |sorted, w| sorted & (pair_key(w[0]) < pair_key(w[1])))
     {
         return None;
     }
@@ -266,7 +272,7 @@ impl Facts {
                 self.first_self_bond = Some(k);
             }
             // Out of order: the pair is not above the bond's before it.
-            let key = (u64::from(lo) << 32) | u64::from(hi);
+            let key = pair_key([a, b]);
             if self.last_bond.is_some_and(|last| key <= last) && self.first_unordered_bond.is_none()
             {
                 self.first_unordered_bond = Some(k);
