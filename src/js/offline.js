@@ -96,6 +96,17 @@ export function offlineTools(options = {}) {
     return ready;
   }
 
+  // The page's reading of a Worker's result. It returns the call's outcome; if it throws (a fault
+  // of this package, not of the tool) the call fails at once with that line, instead of waiting
+  // for its deadline and reporting a timeout. The Worker is left running: its wasm did not fail.
+  function readResult(button, bytes) {
+    try {
+      return interpretOfflineCall(button, bytes);
+    } catch (error) {
+      return { ok: false, error: `The offline tool's result could not be read: ${error?.message ?? error}` };
+    }
+  }
+
   // Calls run one at a time: the Worker blocks while it packs, and a cancel or timeout has to
   // terminate it, which must never take another call down with it.
   let queue = Promise.resolve();
@@ -175,7 +186,7 @@ export function offlineTools(options = {}) {
           try {
             if (message.progress) onProgress?.(message.progress.fraction, message.progress.message);
           } finally {
-            finish(interpretOfflineCall(button, message.bytes), false);
+            finish(readResult(button, message.bytes), false);
           }
         }
         // A trap leaves the wasm instance unusable: start afresh next time.

@@ -192,6 +192,21 @@ test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, r
   assert.deepEqual(outcome.after, { ok: true, error: null, timedOut: false, atoms: 3 });
 });
 
+test("a result the page cannot read fails the call at once with one line, not a timeout; the next call runs", async () => {
+  const outcome = await page.evaluate(async () => {
+    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    const unreadable = await tools.call("liquid_box", { unreadable: true }, { timeoutMs: 60000 });
+    const after = await tools.call("liquid_box", {}, { timeoutMs: 5000 });
+    await tools.close();
+    return { unreadable, after: { ok: after.ok, atoms: after.result?.atomCount ?? null } };
+  });
+  assert.equal(outcome.unreadable.ok, false);
+  assert.equal(outcome.unreadable.timedOut, undefined);
+  assert.match(outcome.unreadable.error, /^The offline tool's result could not be read: \S/);
+  assert.doesNotMatch(outcome.unreadable.error, /[\r\n]/);
+  assert.deepEqual(outcome.after, { ok: true, atoms: 3 });
+});
+
 test("offlineTools() before init() says what to do", async () => {
   const fresh = await openPage(browser, `${server.url}/tests/node/pages/blank.html`, errors);
   const message = await fresh.evaluate(async () => {

@@ -1,7 +1,8 @@
 // A stand-in for offline-worker.js with a slow tool whose progress the test controls: the only
 // way to make a call outlive its timeout while it still reports progress, deterministically.
 // `call` args: {steps, every} → `steps` progress messages `every` ms apart, then a valid
-// CallToolResult (one water, as the Worker sends it); {silentMs} → silence for that long, then the same result.
+// CallToolResult (one water, as the Worker sends it); {silentMs} → silence for that long, then the same result;
+// {unreadable: true} → a result message without bytes.
 const RESULT = {
   content: [{ type: "text", text: "One water." }],
   structuredContent: {
@@ -22,6 +23,11 @@ self.onmessage = async (event) => {
       self.postMessage({ type: "progress", id: message.id, fraction: i / steps, message: `step ${i}` });
     }
     await sleep(silentMs);
+    // {unreadable: true}: a result whose bytes the page cannot read (a fault, not a tool error).
+    if (message.args?.unreadable) {
+      self.postMessage({ type: "result", id: message.id, bytes: null });
+      return;
+    }
     // In the Worker's transfer (src/offline/transfer.rs) as JSON: the magic, the JSON's length, 0
     // (no typed result), the JSON.
     const json = new TextEncoder().encode(JSON.stringify(RESULT));
