@@ -14,8 +14,12 @@
 // The call is the one the offline Worker makes, `offlineCall`; its result is read back after the
 // figures are taken (`interpretOfflineCall`, or JSON text from a package before it). MEMORY_PKG=DIR
 // (relative to the repository, default pkg) loads another build, e.g. main's, for a comparison in
-// the same minutes.
-// Prints one JSON line per case. Needs pkg/ (scripts/build.sh).
+// the same minutes. MEMORY_RUNS=N (default 1) runs each case N times, each in a fresh process, and
+// adds a summary line per case with the median (the lower middle run for an even N), lowest and
+// highest RSS growth per atom: a cold call's RSS moves by ±5 MB from run to run (how much of the
+// code V8 has compiled, and how much memory its background compiler's zones leave with the
+// allocator, when the peak is reached).
+// Prints one JSON line per run (and per case with MEMORY_RUNS > 1). Needs pkg/ (scripts/build.sh).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -46,22 +50,37 @@ function components(name) {
 }
 
 if (child !== "--child") {
+  const runs = Math.max(1, Number(process.env.MEMORY_RUNS ?? 1));
   for (const name of cases.split(",")) {
-    const line = execFileSync(process.execPath, ["--max-old-space-size=4096", fileURLToPath(import.meta.url), name, out, "--child"], { encoding: "utf8", maxBuffer: 1 << 20 });
-    const r = JSON.parse(line);
-    if (out && r.file) {
-      try {
-        const report = execFileSync(process.env.PYTHON || "python3", [join(SHARED, "tools", "check_packing.py"), r.file, "--tolerance", "2.0", "--json"], { encoding: "utf8", maxBuffer: 1 << 28 });
-        const c = JSON.parse(report);
-        r.check = { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules };
-      } catch (error) {
-        const c = error.stdout ? JSON.parse(error.stdout) : null;
-        r.check = c ? { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules } : { error: String(error.message).split("\n")[0] };
-      }
+    const growth = [];
+    for (let run = 0; run < runs; run++) growth.push(measure(name).rssGrowthPerAtom);
+    if (runs > 1) {
+      const sorted = [...growth].sort((a, b) => a - b);
+      console.log(JSON.stringify({ case: name, runs, rssGrowthPerAtom: { median: sorted[(runs - 1) >> 1], low: sorted[0], high: sorted[runs - 1], each: growth } }));
     }
-    console.log(JSON.stringify(r));
   }
-} else {
+}
+
+/** One cold run of `name` in a fresh process: its line is printed (with the checker's verdict when
+ * OUT is given) and returned. */
+function measure(name) {
+  const line = execFileSync(process.execPath, ["--max-old-space-size=4096", fileURLToPath(import.meta.url), name, out, "--child"], { encoding: "utf8", maxBuffer: 1 << 20 });
+  const r = JSON.parse(line);
+  if (out && r.file) {
+    try {
+      const report = execFileSync(process.env.PYTHON || "python3", [join(SHARED, "tools", "check_packing.py"), r.file, "--tolerance", "2.0", "--json"], { encoding: "utf8", maxBuffer: 1 << 28 });
+      const c = JSON.parse(report);
+      r.check = { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules };
+    } catch (error) {
+      const c = error.stdout ? JSON.parse(error.stdout) : null;
+      r.check = c ? { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules } : { error: String(error.message).split("\n")[0] };
+    }
+  }
+  console.log(JSON.stringify(r));
+  return r;
+}
+
+if (child === "--child") {
   const name = cases;
   const dir = join(ROOT, process.env.MEMORY_PKG || "pkg");
   const pkg = await import(join(dir, "megane_builder_client.js"));
