@@ -81,8 +81,8 @@ pub struct EvalStats {
 ///
 /// Memory is sized to the atoms, with nothing per molecule on the heap: the templates are stored
 /// once per species, the atom offsets from the centres are not stored (they are `pos − centre`),
-/// the Verlet list is one compact array grouped by molecule (8 bytes per partner), and the
-/// positions at the last rebuild are kept in f32 (they only decide when to rebuild).
+/// the Verlet list is one compact array grouped by molecule (8 bytes per partner), and only the
+/// molecule centres at the last rebuild are kept, not the atoms (they only decide when to rebuild).
 pub struct System {
     /// Number of movable molecules.
     pub n_mov: usize,
