@@ -4,8 +4,11 @@
 // threads (the page is cross-origin isolated). Small cases (t5w, t5c, sala, stst) are timed as the
 // median of PACK_WASM_REPEAT (default 51) calls after PACK_WASM_WARMUP (default 100) untimed warm-up
 // calls on the same tools object (another seed), as on a page that has already run a tool: the
-// Worker is started and V8 has tiered the wasm and JavaScript up; the 10th and 90th percentiles
-// are reported as the spread. Other cases: one warm-up call, one timed call. Each structure is written to OUT/<case>-<threads>t-s<seed>.json for
+// Worker is started and the hot loops are compiled, but V8 is still tiering the rest up (the
+// wasm-bindgen glue reaches Maglev at ~400 calls, most wasm functions stay in Liftoff): its compile
+// jobs and a scavenge fall on some of the 51 calls, so on the 2 loaded cores here the median
+// moves 0.38-0.7 ms on 5 water, and 0.26-0.34 ms with PACK_WASM_WARMUP=1000 (segments.mjs); the
+// 10th and 90th percentiles are reported as the spread. Other cases: one warm-up call, one timed call. Each structure is written to OUT/<case>-<threads>t-s<seed>.json for
 // check_packing.py (a solvate's document to OUT/<case>-fixed.json). Prints JSON lines
 // {case, threads, atoms, ms, file, fixed} on stdout. Usage: node run.mjs OUT CASES SEEDS
 // Env: PACK_WASM_PKG=DIR loads the package from DIR (relative to the repository; default pkg), e.g.
