@@ -13,6 +13,13 @@ export interface OfflineToolServer {
   /** Threads the packing uses (1: single-threaded build); null until the first call. */
   readonly threads: number | null;
   call(name: string, args: Record<string, unknown>, options?: CallOptions | null): Promise<CallOutcome>;
+  /**
+   * Starts the Worker ahead of a first call and runs one 5-water box through it (queued like a
+   * call), so a user's first call does not wait for the Worker and the first compiles. Opt-in: no
+   * Worker starts otherwise until the first call. Resolves to whether the warm-up succeeded; the
+   * same promise until the Worker is stopped (cancel, timeout, close).
+   */
+  prepare(): Promise<boolean>;
   refreshTools(): Promise<Toolbox>;
   close(): Promise<void>;
 }

@@ -132,6 +132,8 @@ export async function useServers(url: string, token: string): Promise<string[]> 
   const server: ToolServer = remote;
   lines.push(server.serverName, server.serverVersion ?? "", server.protocolVersion, server.url, server.instructions ?? "", ...server.notices);
   const offline: OfflineToolServer = offlineTools({ serverId: "offline" });
+  const warming: Promise<boolean> = offline.prepare();
+  lines.push(String(await warming));
   const both: ToolConnectionLike[] = [server, offline];
   const controller = new AbortController();
   for (const s of both) {

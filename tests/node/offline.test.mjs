@@ -207,6 +207,38 @@ test("a result the page cannot read fails the call at once with one line, not a 
   assert.deepEqual(outcome.after, { ok: true, atoms: 3 });
 });
 
+test("prepare() starts the Worker and warms it with 5 water before any call; once per Worker; a Worker that does not start gives false", async () => {
+  const outcome = await page.evaluate(async (args) => {
+    const tools = window.offline.offlineTools({ threads: false });
+    const before = tools.threads;
+    const first = tools.prepare();
+    const again = tools.prepare();
+    const warmed = await first;
+    const threads = tools.threads;
+    const call = await tools.call("liquid_box", { ...args, seed: 7 });
+    await tools.close();
+    // A stopped Worker is cold again: prepare() warms the next one.
+    const afterClose = tools.prepare();
+    const rewarmed = await afterClose;
+    await tools.close();
+    const broken = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js?init=fail" });
+    const failed = await broken.prepare();
+    const reason = (await broken.call("liquid_box", { ...args, seed: 7 })).error;
+    await broken.close();
+    return { before, same: first === again, warmed, threads, ok: call.ok, atoms: call.result?.atomCount ?? null, fresh: afterClose !== first, rewarmed, failed, reason };
+  }, { components: [{ molecule: { name: "water", molblock: molblock("water") }, count: 5 }] });
+  assert.equal(outcome.before, null, "no Worker before prepare()");
+  assert.equal(outcome.same, true, "one warm-up per Worker");
+  assert.equal(outcome.warmed, true);
+  assert.equal(outcome.threads, 1, "the Worker is ready once prepare() resolves");
+  assert.equal(outcome.ok, true);
+  assert.equal(outcome.atoms, 15);
+  assert.equal(outcome.fresh, true);
+  assert.equal(outcome.rewarmed, true);
+  assert.equal(outcome.failed, false);
+  assert.equal(outcome.reason, "The offline tools could not start: no .wasm here (test)");
+});
+
 test("offlineTools() before init() says what to do", async () => {
   const fresh = await openPage(browser, `${server.url}/tests/node/pages/blank.html`, errors);
   const message = await fresh.evaluate(async () => {

@@ -138,6 +138,8 @@ function chooseTool(serverId, name) {
   const button = entry?.toolbox.buttons.find((b) => b.name === name);
   if (!button || button.disabledReason) return;
   current = { serverId, button, values: initialValues(button, formContext()) };
+  // An offline tool's form is open: its Worker starts and warms up now, so Run does not wait for it.
+  if (entry.kind === "offline") entry.server.prepare();
   say($("form-error"), "");
   $("form-title").textContent = button.label;
   $("form-tooltip").textContent = button.tooltip;
