@@ -21,6 +21,11 @@ export interface OfflineToolServer {
    */
   prepare(): Promise<boolean>;
   refreshTools(): Promise<Toolbox>;
+  /**
+   * Stops the Worker. A call it was running (or starting for) ends as
+   * `{ok: false, cancelled: true, error: "Cancelled: the offline tools were closed."}`; later calls
+   * start a new Worker.
+   */
   close(): Promise<void>;
 }
 

@@ -8,6 +8,10 @@ import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineToolsList, 
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
+// close() during a call: the call ends as cancelled (nothing is applied), with this line.
+const CLOSED_ERROR = new Error("Cancelled: the offline tools were closed.");
+const closed = () => ({ ok: false, error: CLOSED_ERROR.message, cancelled: true });
+
 // prepare()'s call: 5 water, the smallest call that runs what every call runs (the argument check,
 // the packing, the result's transfer and its reading on the page).
 const WARM_UP_ARGS = {
@@ -48,6 +52,11 @@ export function offlineTools(options = {}) {
   let ready = null;
   // prepare()'s promise for the current Worker (null: not asked, or the Worker was stopped since).
   let prepared = null;
+  // What close() must end: the Worker's start (rejects its `ready`) and the call it runs (settles
+  // it as cancelled); a terminated Worker sends nothing, so both would otherwise wait forever, and
+  // every later call behind them in the queue.
+  let abortStart = null;
+  let running = null;
   let sequence = 0;
   // The toolbox never changes, so refuseCall (§6; it reads the whole toolbox) is asked once per
   // accepted name; an unknown name is asked, and refused, every time.
@@ -82,6 +91,9 @@ export function offlineTools(options = {}) {
     ready = null;
     prepared = null;
     status.ready = false;
+    const abort = abortStart;
+    abortStart = null;
+    abort?.();
   }
 
   function startWorker() {
@@ -102,7 +114,13 @@ export function offlineTools(options = {}) {
         else if (event.data?.type === "init-error") { cleanup(); reject(new Error(event.data.error)); }
       };
       const onError = (event) => { cleanup(); reject(new Error(event.message || "the worker script did not load")); };
-      const cleanup = () => { current.removeEventListener("message", onMessage); current.removeEventListener("error", onError); };
+      const cleanup = () => {
+        current.removeEventListener("message", onMessage);
+        current.removeEventListener("error", onError);
+        if (abortStart === stop) abortStart = null;
+      };
+      const stop = () => { cleanup(); reject(CLOSED_ERROR); };
+      abortStart = stop;
       current.addEventListener("message", onMessage);
       current.addEventListener("error", onError);
     });
@@ -168,10 +186,12 @@ export function offlineTools(options = {}) {
         }
       } catch (error) {
         stopWorker();
+        if (error === CLOSED_ERROR) return closed();
         return { ok: false, error: `The offline tools could not start: ${error.message}` };
       }
       if (signal?.aborted) return cancelled;
     }
+    if (!worker) return closed();
     const id = ++sequence;
     const current = worker;
     // §6: the contract core's timeout (explicit timeoutMs capped at 30 min), reset by progress
@@ -197,6 +217,7 @@ export function offlineTools(options = {}) {
       const finish = (outcome, kill) => {
         if (settled) return;
         settled = true;
+        if (running === finish) running = null;
         if (watch.check === check) watch.check = null;
         current.removeEventListener("message", onMessage);
         current.removeEventListener("error", onError);
@@ -224,6 +245,7 @@ export function offlineTools(options = {}) {
       };
       const onError = (event) => finish({ ok: false, error: `The offline tool failed: ${event.message || "worker error"}` }, true);
       const onAbort = () => finish(cancelled, true);
+      running = finish;
       armTimer(startedAt);
       current.addEventListener("message", onMessage);
       current.addEventListener("error", onError);
@@ -246,6 +268,10 @@ export function offlineTools(options = {}) {
     call,
     prepare,
     async refreshTools() { return toolbox; },
-    async close() { stopWorker(); },
+    async close() {
+      const inFlight = running;
+      stopWorker();
+      inFlight?.(closed(), false);
+    },
   };
 }

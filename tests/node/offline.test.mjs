@@ -239,6 +239,36 @@ test("prepare() starts the Worker and warms it with 5 water before any call; onc
   assert.equal(outcome.reason, "The offline tools could not start: no .wasm here (test)");
 });
 
+test("close() during a call or while the Worker starts ends that call as cancelled, and later calls run", async () => {
+  const outcome = await page.evaluate(async () => {
+    // A call that never settles fails the test instead of hanging it (as before this was fixed).
+    const settle = (call) => Promise.race([call, new Promise((resolve) => setTimeout(() => resolve({ ok: "never settled" }), 20000))]);
+    const brief = (o) => ({ ok: o.ok, error: o.error ?? null, cancelled: o.cancelled ?? false, atoms: o.result?.atomCount ?? null });
+    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    await tools.prepare();
+    const running = tools.call("liquid_box", { silentMs: 1500 }, { timeoutMs: 60000 });
+    const queued = tools.call("liquid_box", {}, { timeoutMs: 60000 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await tools.close();
+    const during = brief(await settle(running));
+    const behind = brief(await settle(queued));
+    // Closed while its Worker starts (no await between the call and close()).
+    const starting = tools.call("liquid_box", {}, { timeoutMs: 60000 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await tools.close();
+    const atStart = brief(await settle(starting));
+    const after = brief(await settle(tools.call("liquid_box", {}, { timeoutMs: 60000 })));
+    await tools.close();
+    return { during, behind, atStart, after };
+  });
+  const closed = { ok: false, error: "Cancelled: the offline tools were closed.", cancelled: true, atoms: null };
+  assert.deepEqual(outcome.during, closed);
+  // The call queued behind it starts a fresh Worker and runs.
+  assert.deepEqual(outcome.behind, { ok: true, error: null, cancelled: false, atoms: 3 });
+  assert.deepEqual(outcome.atStart, closed);
+  assert.deepEqual(outcome.after, { ok: true, error: null, cancelled: false, atoms: 3 });
+});
+
 test("offlineTools() before init() says what to do", async () => {
   const fresh = await openPage(browser, `${server.url}/tests/node/pages/blank.html`, errors);
   const message = await fresh.evaluate(async () => {
