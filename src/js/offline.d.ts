@@ -10,21 +10,22 @@ export interface OfflineToolServer {
   readonly instructions: string;
   readonly toolbox: Toolbox;
   readonly notices: string[];
-  /** Threads the packing uses (1: single-threaded build); null until the first call. */
+  /** Threads the packing uses (1: single-threaded build); null until the Worker has started (the first call or `prepare()`). */
   readonly threads: number | null;
   call(name: string, args: Record<string, unknown>, options?: CallOptions | null): Promise<CallOutcome>;
   /**
    * Starts the Worker ahead of a first call and runs one 5-water box through it (queued like a
    * call), so a user's first call does not wait for the Worker and the first compiles. Opt-in: no
-   * Worker starts otherwise until the first call. Resolves to whether the warm-up succeeded; the
-   * same promise until the Worker is stopped (cancel, timeout, close).
+   * Worker starts otherwise until the first call. Resolves to whether the warm-up succeeded (never
+   * rejects); the same promise until the Worker is stopped (cancel, timeout, close) or the warm-up
+   * failed, after which prepare() tries again.
    */
   prepare(): Promise<boolean>;
   refreshTools(): Promise<Toolbox>;
   /**
-   * Stops the Worker. A call it was running (or starting for) ends as
-   * `{ok: false, cancelled: true, error: "Cancelled: the offline tools were closed."}`; later calls
-   * start a new Worker.
+   * Stops the Worker. Every call made before it that has not ended (running, starting the Worker,
+   * or queued) ends as `{ok: false, cancelled: true, error: "Cancelled: the offline tools were
+   * closed."}`; later calls start a new Worker.
    */
   close(): Promise<void>;
 }

@@ -8,9 +8,11 @@ import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineToolsList, 
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
-// close() during a call: the call ends as cancelled (nothing is applied), with this line.
+// close() ends the calls made before it (running, starting the Worker, or queued) as cancelled
+// (nothing is applied), with this line.
 const CLOSED_ERROR = new Error("Cancelled: the offline tools were closed.");
 const closed = () => ({ ok: false, error: CLOSED_ERROR.message, cancelled: true });
+const cancelledOutcome = () => ({ ok: false, error: "Cancelled.", cancelled: true });
 
 // prepare()'s call: 5 water, the smallest call that runs what every call runs (the argument check,
 // the packing, the result's transfer and its reading on the page).
@@ -57,6 +59,9 @@ export function offlineTools(options = {}) {
   // every later call behind them in the queue.
   let abortStart = null;
   let running = null;
+  // Each call carries the generation it was made in; close() starts a new one, so a call queued
+  // before it never runs (nor starts a Worker after close() returned).
+  let generation = 0;
   let sequence = 0;
   // The toolbox never changes, so refuseCall (§6; it reads the whole toolbox) is asked once per
   // accepted name; an unknown name is asked, and refused, every time.
@@ -141,6 +146,7 @@ export function offlineTools(options = {}) {
     try {
       return interpretOfflineCall(button, bytes);
     } catch (error) {
+      // The message is this package's own (a JsError) or the engine's: one line.
       return { ok: false, error: `The offline tool's result could not be read: ${error?.message ?? error}` };
     }
   }
@@ -149,19 +155,36 @@ export function offlineTools(options = {}) {
   // terminate it, which must never take another call down with it.
   let queue = Promise.resolve();
 
-  function call(name, args, options = {}) {
-    const run = queue.then(() => runCall(name, args, options));
+  function call(name, args, options) {
+    const made = generation;
+    const run = queue.then(() => (made === generation ? runCall(name, args, options ?? {}) : closed()));
     queue = run.catch(() => {});
-    return run;
+    const signal = options?.signal;
+    if (!signal) return run;
+    // A cancel settles the call at once, also while it waits in the queue behind another (a
+    // warm-up, a long box): it then never runs (runCall returns at once for an aborted signal).
+    return new Promise((resolve, reject) => {
+      const onAbort = () => resolve(cancelledOutcome());
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort, { once: true });
+      run.then(
+        (outcome) => { signal.removeEventListener("abort", onAbort); resolve(outcome); },
+        (error) => { signal.removeEventListener("abort", onAbort); reject(error); },
+      );
+    });
   }
 
   // Starts the Worker ahead of a first call and runs one 5-water box through it, so that a user's
   // first call does not wait for the Worker, the package and V8's first compiles (~150 ms here; a
   // 5-water call after it, ~1 ms). Opt-in, for a host that expects a call soon: a page that never
-  // calls a tool starts no Worker. Resolves to whether the warm-up call succeeded; a failure is said
-  // again by the next call, which starts afresh.
+  // calls a tool starts no Worker. Resolves to whether the warm-up call succeeded (never rejects);
+  // a failed one is not kept, so the next prepare() tries again.
   function prepare() {
-    if (!prepared) prepared = call("liquid_box", WARM_UP_ARGS).then((outcome) => outcome.ok === true);
+    if (!prepared) {
+      const mine = call("liquid_box", WARM_UP_ARGS).then((outcome) => outcome.ok === true, () => false);
+      prepared = mine;
+      mine.then((ok) => { if (!ok && prepared === mine) prepared = null; });
+    }
     return prepared;
   }
 
@@ -172,7 +195,7 @@ export function offlineTools(options = {}) {
       accepted.add(String(name));
     }
     const button = toolbox.buttons.find((b) => b.name === name);
-    const cancelled = { ok: false, error: "Cancelled.", cancelled: true };
+    const cancelled = cancelledOutcome();
     if (signal?.aborted) return cancelled;
     // Only while the Worker starts: once it is ready, a call goes straight to it.
     if (!status.ready) {
@@ -269,6 +292,7 @@ export function offlineTools(options = {}) {
     prepare,
     async refreshTools() { return toolbox; },
     async close() {
+      generation += 1;
       const inFlight = running;
       stopWorker();
       inFlight?.(closed(), false);

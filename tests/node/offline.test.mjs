@@ -239,12 +239,15 @@ test("prepare() starts the Worker and warms it with 5 water before any call; onc
   assert.equal(outcome.reason, "The offline tools could not start: no .wasm here (test)");
 });
 
-test("close() during a call or while the Worker starts ends that call as cancelled, and later calls run", async () => {
+test("close() ends every call made before it as cancelled (running, starting the Worker, queued); a cancel settles a queued call at once", async () => {
   const outcome = await page.evaluate(async () => {
     // A call that never settles fails the test instead of hanging it (as before this was fixed).
     const settle = (call) => Promise.race([call, new Promise((resolve) => setTimeout(() => resolve({ ok: "never settled" }), 20000))]);
     const brief = (o) => ({ ok: o.ok, error: o.error ?? null, cancelled: o.cancelled ?? false, atoms: o.result?.atomCount ?? null });
-    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+    const worker = "/tests/node/pages/slow-worker.js";
+    // Running and queued behind it.
+    const tools = window.offline.offlineTools({ workerUrl: worker });
     await tools.prepare();
     const running = tools.call("liquid_box", { silentMs: 1500 }, { timeoutMs: 60000 });
     const queued = tools.call("liquid_box", {}, { timeoutMs: 60000 });
@@ -252,21 +255,39 @@ test("close() during a call or while the Worker starts ends that call as cancell
     await tools.close();
     const during = brief(await settle(running));
     const behind = brief(await settle(queued));
-    // Closed while its Worker starts (no await between the call and close()).
-    const starting = tools.call("liquid_box", {}, { timeoutMs: 60000 });
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await tools.close();
-    const atStart = brief(await settle(starting));
     const after = brief(await settle(tools.call("liquid_box", {}, { timeoutMs: 60000 })));
     await tools.close();
-    return { during, behind, atStart, after };
+    // Closed while its Worker starts (ready only after 1 s).
+    const slow = window.offline.offlineTools({ workerUrl: `${worker}?initMs=1000` });
+    const starting = slow.call("liquid_box", {}, { timeoutMs: 60000 });
+    await tick();
+    await slow.close();
+    const atStart = brief(await settle(starting));
+    // prepare() and close() in one go: no Worker is started.
+    const quick = window.offline.offlineTools({ workerUrl: worker });
+    const warming = quick.prepare();
+    await quick.close();
+    const warmed = await settle(warming);
+    await tick();
+    const threads = quick.threads;
+    // Cancelled while it waits behind a warm-up that waits for a slow start.
+    const waiting = window.offline.offlineTools({ workerUrl: `${worker}?initMs=1000` });
+    const warmUp = waiting.prepare();
+    const controller = new AbortController();
+    const mine = waiting.call("liquid_box", {}, { signal: controller.signal, timeoutMs: 60000 });
+    setTimeout(() => controller.abort(), 50);
+    const cancelledInQueue = brief(await settle(Promise.race([mine, warmUp.then(() => ({ ok: "after the warm-up" }))])));
+    await waiting.close();
+    return { during, behind, after, atStart, warmed, threads, cancelledInQueue };
   });
   const closed = { ok: false, error: "Cancelled: the offline tools were closed.", cancelled: true, atoms: null };
   assert.deepEqual(outcome.during, closed);
-  // The call queued behind it starts a fresh Worker and runs.
-  assert.deepEqual(outcome.behind, { ok: true, error: null, cancelled: false, atoms: 3 });
-  assert.deepEqual(outcome.atStart, closed);
+  assert.deepEqual(outcome.behind, closed, "a call queued before close() never runs");
   assert.deepEqual(outcome.after, { ok: true, error: null, cancelled: false, atoms: 3 });
+  assert.deepEqual(outcome.atStart, closed);
+  assert.equal(outcome.warmed, false);
+  assert.equal(outcome.threads, null, "no Worker started after close()");
+  assert.deepEqual(outcome.cancelledInQueue, { ok: false, error: "Cancelled.", cancelled: true, atoms: null });
 });
 
 test("offlineTools() before init() says what to do", async () => {

@@ -14,13 +14,18 @@ const RESULT = {
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Loaded as `slow-worker.js?init=fail`: the package "does not load" (init-error), as a Worker whose
-// .wasm cannot be fetched.
-const failInit = new URL(self.location.href).searchParams.get("init") === "fail";
+// .wasm cannot be fetched; `?initMs=N`: it is ready only after N ms (a slow start).
+const query = new URL(self.location.href).searchParams;
+const failInit = query.get("init") === "fail";
+const initMs = Number(query.get("initMs") ?? 0);
 
 self.onmessage = async (event) => {
   const message = event.data;
   if (message?.type === "init" && failInit) self.postMessage({ type: "init-error", error: "no .wasm here (test)" });
-  else if (message?.type === "init") self.postMessage({ type: "ready", threads: 1, notices: [] });
+  else if (message?.type === "init") {
+    await sleep(initMs);
+    self.postMessage({ type: "ready", threads: 1, notices: [] });
+  }
   else if (message?.type === "call") {
     const { steps = 0, every = 100, silentMs = 0 } = message.args ?? {};
     for (let i = 1; i <= steps; i++) {
