@@ -21,7 +21,6 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchBrowser, openPage, startServer, ROOT } from "../../tests/node/harness.mjs";
-import { chromium } from "../../tests/node/node_modules/playwright-core/index.mjs";
 import { CASES } from "./cases.mjs";
 
 const [dir = "pkg", caseName = "tiny-5-water", runsArg = "1"] = process.argv.slice(2);
@@ -61,11 +60,7 @@ self.onmessage = (e) => {
 const TRACE_CATEGORIES = ["toplevel", "v8", "v8.wasm", "v8.execute", "disabled-by-default-v8.gc", "disabled-by-default-v8.compile",
   "devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing", "blink", "scheduler", "v8.gc"];
 const server = await startServer();
-const browser = process.env.JS_FLAGS ? await chromium.launch({
-  executablePath: "/usr/bin/chromium", headless: true,
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", `--js-flags=${process.env.JS_FLAGS}`],
-}) : await launchBrowser();
+const browser = await launchBrowser(process.env.JS_FLAGS ? [`--js-flags=${process.env.JS_FLAGS}`] : []);
 const [tool, args] = CASES[caseName];
 for (let run = 0; run < Number(runsArg); run++) {
   const page = await openPage(browser, `${server.url}/tests/node/pages/blank.html`);

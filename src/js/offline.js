@@ -286,7 +286,7 @@ export function offlineTools(options = {}) {
     instructions: "Offline tools computed in this page: no structure leaves the browser.",
     toolbox,
     notices,
-    /** Threads the packing uses (1 for the single-threaded build); null until the first call. */
+    /** Threads the packing uses (1 for the single-threaded build); null until the Worker has started (the first call or prepare()). */
     get threads() { return status.threads; },
     call,
     prepare,

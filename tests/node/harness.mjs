@@ -30,13 +30,14 @@ export async function startServer(root = ROOT) {
  *  initialize handshake and leaves one notice (benches/protocol_fallback.mjs). */
 export const AUTO_PROBE_CONSOLE = /blocked by CORS policy: Response to preflight request doesn't pass access control check|Failed to load resource: net::ERR_FAILED|Failed to load resource: the server responded with a status of 400 \(Bad Request\)/;
 
-/** Launches Debian's Chromium headless with the flags this machine needs (no background traffic). */
-export async function launchBrowser() {
+/** Launches Debian's Chromium headless with the flags this machine needs (no background traffic),
+ *  and `extraArgs` (e.g. a bench's `--js-flags=…`). */
+export async function launchBrowser(extraArgs = []) {
   return chromium.launch({
     executablePath: "/usr/bin/chromium",
     headless: true,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+      "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", ...extraArgs],
   });
 }
 
