@@ -170,7 +170,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let mut x = vec![0.0; 6 * n];
     for (m, (c, r)) in placed.into_iter().enumerate() {
         x[6 * m..6 * m + 3].copy_from_slice(&c);
-        sys.base[m] = r;
+        sys.base[m] = rigid::Orientation::from_mat(&r);
     }
 
     let max_it = problem.max_iterations;
@@ -188,9 +188,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     // so a run that converges in its first round never copies them (issue 12: ~40 B per water
     // atom at the optimiser's peak). The start, unknown (`stats` above), is never restored.
     let mut best_stats = stats;
-    let mut best: Option<(Vec<f64>, Vec<rigid::Mat3>)> = None;
+    let mut best: Option<(Vec<f64>, Vec<rigid::Orientation>)> = None;
     let mut current_is_best = false;
-    let mut keep_best = |current_is_best: &mut bool, x: &[f64], base: &[rigid::Mat3]| {
+    let mut keep_best = |current_is_best: &mut bool, x: &[f64], base: &[rigid::Orientation]| {
         if std::mem::take(current_is_best) {
             match best.as_mut() {
                 Some((bx, bb)) => {
@@ -451,7 +451,7 @@ fn move_bad(sys: &mut System, x: &mut [f64], rng: &mut Rng, beat: &dyn Fn()) {
             x[6 * m + 3] = 0.0;
             x[6 * m + 4] = 0.0;
             x[6 * m + 5] = 0.0;
-            sys.base[m] = r;
+            sys.base[m] = rigid::Orientation::from_mat(&r);
         }
     }
 }

@@ -19,7 +19,7 @@
 use crate::par::*;
 
 use super::cells::{wrap, PeriodicGrid};
-use super::rigid::{cross, euler, euler_axes, mat_mul, mat_vec, orthonormalise, Mat3};
+use super::rigid::{cross, euler, euler_axes, mat_mul, mat_vec, orthonormalise, Orientation};
 
 /// Molecules per parallel work item of an evaluation and of a Verlet rebuild (fixed: determinism).
 const BLOCK: usize = 64;
@@ -44,7 +44,7 @@ struct Partner {
 #[derive(Clone, Copy)]
 struct Point<'a> {
     x: &'a [f64],
-    step: Option<(f64, &'a [f64])>,
+    step: Option<(f64, &'a [f32])>,
 }
 
 impl Point<'_> {
@@ -53,7 +53,7 @@ impl Point<'_> {
     fn at(&self, i: usize) -> f64 {
         match self.step {
             None => self.x[i],
-            Some((alpha, d)) => step_value(self.x[i], alpha, d[i]),
+            Some((alpha, d)) => step_value(self.x[i], alpha, f64::from(d[i])),
         }
     }
 }
@@ -95,8 +95,8 @@ pub struct System {
     shape_start: Vec<usize>,
     /// Bounding radius (Å) of each species.
     shape_radius: Vec<f64>,
-    /// Base rotation per molecule (the Euler angles act on top of it).
-    pub base: Vec<Mat3>,
+    /// Base rotation per molecule (the Euler angles act on top of it), kept compact.
+    pub base: Vec<Orientation>,
     /// Fixed atoms (Å).
     pub fixed: Vec<[f64; 3]>,
     /// Box edge lengths (Å).
@@ -168,7 +168,7 @@ impl System {
             shapes,
             shape_start,
             shape_radius,
-            base: vec![super::rigid::IDENTITY; n_mov],
+            base: vec![Orientation::IDENTITY; n_mov],
             fixed,
             box_lengths,
             dt,
@@ -226,7 +226,8 @@ impl System {
         for m in 0..self.n_mov {
             let v = &mut x[6 * m..6 * m + 6];
             let r = euler(v[3], v[4], v[5]);
-            self.base[m] = orthonormalise(&mat_mul(&r, &self.base[m]));
+            self.base[m] =
+                Orientation::from_mat(&orthonormalise(&mat_mul(&r, &self.base[m].to_mat())));
             for k in 0..3 {
                 v[k] = wrap(v[k], l[k]);
             }
@@ -260,7 +261,7 @@ impl System {
             let mut a = 0;
             for m in m0..m1 {
                 let v: [f64; 6] = std::array::from_fn(|k| x.at(6 * m + k));
-                let r = mat_mul(&euler(v[3], v[4], v[5]), &base[m]);
+                let r = mat_mul(&euler(v[3], v[4], v[5]), &base[m].to_mat());
                 let k = kind[m] as usize;
                 for t in &shapes[shape_start[k]..shape_start[k + 1]] {
                     let arm = mat_vec(&r, t);
@@ -416,7 +417,7 @@ impl System {
         &mut self,
         x: &[f64],
         alpha: f64,
-        d: &[f64],
+        d: &[f32],
         grad: Option<&mut [f64]>,
         beat: &dyn Fn(),
     ) -> EvalStats {

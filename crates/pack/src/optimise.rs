@@ -31,12 +31,15 @@ pub struct RunResult {
     pub stopped: bool,
 }
 
-fn dotv(a: &[f64], b: &[f64]) -> f64 {
-    // Sequential sum: deterministic.
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+/// Stores `from` rounded to f32 in `to`.
+fn round_into(to: &mut [f32], from: &[f64]) {
+    for (t, &f) in to.iter_mut().zip(from) {
+        *t = f as f32;
+    }
 }
 
-/// `a · b` with `a` a stored (f32) curvature vector.
+/// `a · b` with `a` stored in f32 (a curvature vector, the search direction); sequential sums
+/// here and below, so the result is deterministic.
 fn dot32(a: &[f32], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(&x, y)| f64::from(x) * y).sum()
 }
@@ -69,7 +72,11 @@ pub fn lbfgs(
     let mut s_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
     let mut y_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
     let mut rho_hist: Vec<f64> = Vec::with_capacity(MEMORY);
-    let mut d = vec![0.0; nv];
+    // The search direction in f32 (8 B per water atom less at the optimiser's peak, issue 12):
+    // worked out in f64 in `gn`, which is free until the line search writes the trial gradient
+    // there, and rounded once; the line search, the step and the curvature pair all read the
+    // rounded direction, so they agree with each other.
+    let mut d = vec![0.0f32; nv];
     let mut gn = vec![0.0; nv];
     let mut alpha_buf = [0.0; MEMORY];
     let mut it = 0;
@@ -98,46 +105,48 @@ pub fn lbfgs(
                 stopped: true,
             };
         }
-        // Two-loop recursion: d = -H g.
-        for (v, gv) in d.iter_mut().zip(&g) {
+        // Two-loop recursion: q = -H g, in `gn`.
+        let q = &mut gn;
+        for (v, gv) in q.iter_mut().zip(&g) {
             *v = -gv;
         }
         let k = s_hist.len();
         for i in (0..k).rev() {
-            let a = rho_hist[i] * dot32(&s_hist[i], &d);
+            let a = rho_hist[i] * dot32(&s_hist[i], q);
             alpha_buf[i] = a;
-            for (v, &y) in d.iter_mut().zip(&y_hist[i]) {
+            for (v, &y) in q.iter_mut().zip(&y_hist[i]) {
                 *v -= a * f64::from(y);
             }
         }
         if k > 0 {
             let gamma =
                 dot3232(&s_hist[k - 1], &y_hist[k - 1]) / dot3232(&y_hist[k - 1], &y_hist[k - 1]);
-            for v in d.iter_mut() {
+            for v in q.iter_mut() {
                 *v *= gamma;
             }
         }
         for i in 0..k {
-            let b = rho_hist[i] * dot32(&y_hist[i], &d);
+            let b = rho_hist[i] * dot32(&y_hist[i], q);
             let a = alpha_buf[i];
-            for (v, &s) in d.iter_mut().zip(&s_hist[i]) {
+            for (v, &s) in q.iter_mut().zip(&s_hist[i]) {
                 *v += (a - b) * f64::from(s);
             }
         }
-        let mut gd = dotv(&g, &d);
+        round_into(&mut d, q);
+        let mut gd = dot32(&d, &g);
         if gd >= 0.0 || !gd.is_finite() {
             s_hist.clear();
             y_hist.clear();
             rho_hist.clear();
             for (v, gv) in d.iter_mut().zip(&g) {
-                *v = -gv;
+                *v = -*gv as f32;
             }
-            gd = dotv(&g, &d);
+            gd = dot32(&d, &g);
         }
         // Displacement cap: per molecule |dc| + r |dθ|_1.
         let mut worst = 0.0f64;
         for m in 0..sys.n_mov {
-            let v = &d[6 * m..6 * m + 6];
+            let v: [f64; 6] = std::array::from_fn(|k| f64::from(d[6 * m + k]));
             let t = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
             let r = sys.radius(m) * (v[3].abs() + v[4].abs() + v[5].abs());
             worst = worst.max(t + r);
@@ -184,7 +193,7 @@ pub fn lbfgs(
             rho_hist.remove(0);
         }
         for i in 0..nv {
-            let xn = step_value(x[i], alpha, d[i]);
+            let xn = step_value(x[i], alpha, f64::from(d[i]));
             s_new[i] = (xn - x[i]) as f32;
             y_new[i] = (gn[i] - g[i]) as f32;
             x[i] = xn;
