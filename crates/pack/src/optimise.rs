@@ -38,18 +38,86 @@ fn round_into(to: &mut [f32], from: &[f64]) {
     }
 }
 
-/// `a · b` with `a` stored in f32 (a curvature vector, the search direction); sequential sums
-/// here and below, so the result is deterministic.
+/// `a · b` with `a` stored in f32 (the search direction); a sequential sum, so the result is
+/// deterministic (as every sum below).
 fn dot32(a: &[f32], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(&x, y)| f64::from(x) * y).sum()
 }
 
-/// `a · b` of two stored (f32) curvature vectors.
-fn dot3232(a: &[f32], b: &[f32]) -> f64 {
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| f64::from(x) * f64::from(y))
-        .sum()
+/// A stored curvature vector (`s` or `y`): each component an i16 multiple of `unit`, the vector's
+/// largest magnitude / 32 767. A quarter of f64's memory (issue 12: the 2 × [`MEMORY`] stored
+/// vectors are the optimiser's largest buffers, 64 B per water atom so stored). Each component
+/// is off by at most half a unit, 1.5e-5 of the largest: the two-loop recursion only needs a
+/// search direction, which the line search then checks, and ρ and γ are taken from the stored
+/// values, so the recursion is consistent with what it reads.
+struct Packed {
+    unit: f64,
+    q: Vec<i16>,
+}
+
+impl Packed {
+    /// Largest stored multiple of the unit.
+    const STEPS: f64 = 32_767.0;
+
+    fn zeros(n: usize) -> Packed {
+        Packed {
+            unit: 0.0,
+            q: vec![0; n],
+        }
+    }
+
+    /// Stores `value(i)` for every component; false (nothing usable stored) when a value is
+    /// not finite.
+    fn store(&mut self, value: impl Fn(usize) -> f64) -> bool {
+        let mut largest = 0.0f64;
+        for i in 0..self.q.len() {
+            let v = value(i);
+            if !v.is_finite() {
+                return false;
+            }
+            largest = largest.max(v.abs());
+        }
+        self.unit = largest / Self::STEPS;
+        let per_unit = if largest > 0.0 {
+            Self::STEPS / largest
+        } else {
+            0.0
+        };
+        for (i, q) in self.q.iter_mut().enumerate() {
+            *q = (value(i) * per_unit).round() as i16;
+        }
+        true
+    }
+
+    /// `self · b`.
+    fn dot(&self, b: &[f64]) -> f64 {
+        self.unit
+            * self
+                .q
+                .iter()
+                .zip(b)
+                .map(|(&q, y)| f64::from(q) * y)
+                .sum::<f64>()
+    }
+
+    /// `self · other`.
+    fn dot_packed(&self, other: &Packed) -> f64 {
+        let sum: f64 = self
+            .q
+            .iter()
+            .zip(&other.q)
+            .map(|(&a, &b)| f64::from(a) * f64::from(b))
+            .sum();
+        self.unit * other.unit * sum
+    }
+
+    /// `to += factor · self`.
+    fn add_scaled_to(&self, to: &mut [f64], factor: f64) {
+        let f = factor * self.unit;
+        for (v, &q) in to.iter_mut().zip(&self.q) {
+            *v += f * f64::from(q);
+        }
+    }
 }
 
 /// Minimises the penalty from `x` (modified in place) for at most
@@ -66,11 +134,9 @@ pub fn lbfgs(
     let nv = x.len();
     let mut g = vec![0.0; nv];
     let mut stats = sys.eval(x, Some(&mut g), beat);
-    // Curvature pairs in f32: half the memory of the largest per-molecule buffers (2 × MEMORY
-    // vectors of 6 numbers per molecule); the two-loop recursion only needs a search direction,
-    // which the line search then checks.
-    let mut s_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
-    let mut y_hist: Vec<Vec<f32>> = Vec::with_capacity(MEMORY);
+    // Curvature pairs, stored compactly ([`Packed`]).
+    let mut s_hist: Vec<Packed> = Vec::with_capacity(MEMORY);
+    let mut y_hist: Vec<Packed> = Vec::with_capacity(MEMORY);
     let mut rho_hist: Vec<f64> = Vec::with_capacity(MEMORY);
     // The search direction in f32 (8 B per water atom less at the optimiser's peak, issue 12):
     // worked out in f64 in `gn`, which is free until the line search writes the trial gradient
@@ -112,25 +178,20 @@ pub fn lbfgs(
         }
         let k = s_hist.len();
         for i in (0..k).rev() {
-            let a = rho_hist[i] * dot32(&s_hist[i], q);
+            let a = rho_hist[i] * s_hist[i].dot(q);
             alpha_buf[i] = a;
-            for (v, &y) in q.iter_mut().zip(&y_hist[i]) {
-                *v -= a * f64::from(y);
-            }
+            y_hist[i].add_scaled_to(q, -a);
         }
         if k > 0 {
             let gamma =
-                dot3232(&s_hist[k - 1], &y_hist[k - 1]) / dot3232(&y_hist[k - 1], &y_hist[k - 1]);
+                s_hist[k - 1].dot_packed(&y_hist[k - 1]) / y_hist[k - 1].dot_packed(&y_hist[k - 1]);
             for v in q.iter_mut() {
                 *v *= gamma;
             }
         }
         for i in 0..k {
-            let b = rho_hist[i] * dot32(&y_hist[i], q);
-            let a = alpha_buf[i];
-            for (v, &s) in q.iter_mut().zip(&s_hist[i]) {
-                *v += (a - b) * f64::from(s);
-            }
+            let b = rho_hist[i] * y_hist[i].dot(q);
+            s_hist[i].add_scaled_to(q, alpha_buf[i] - b);
         }
         round_into(&mut d, q);
         let mut gd = dot32(&d, &g);
@@ -182,30 +243,71 @@ pub fn lbfgs(
         let mut s_new = if s_hist.len() == MEMORY {
             s_hist.remove(0)
         } else {
-            vec![0.0f32; nv]
+            Packed::zeros(nv)
         };
         let mut y_new = if y_hist.len() == MEMORY {
             y_hist.remove(0)
         } else {
-            vec![0.0f32; nv]
+            Packed::zeros(nv)
         };
         if rho_hist.len() == MEMORY {
             rho_hist.remove(0);
         }
-        for i in 0..nv {
-            let xn = step_value(x[i], alpha, f64::from(d[i]));
-            s_new[i] = (xn - x[i]) as f32;
-            y_new[i] = (gn[i] - g[i]) as f32;
-            x[i] = xn;
+        let stored = s_new.store(|i| step_value(x[i], alpha, f64::from(d[i])) - x[i])
+            && y_new.store(|i| gn[i] - g[i]);
+        for (xi, &di) in x.iter_mut().zip(&d) {
+            *xi = step_value(*xi, alpha, f64::from(di));
         }
         // ρ from the stored values, so the recursion is consistent with what it reads.
-        let sy = dot3232(&s_new, &y_new);
-        if sy > 1e-12 * dot3232(&y_new, &y_new).max(1e-300) {
+        let sy = s_new.dot_packed(&y_new);
+        if stored && sy > 1e-12 * y_new.dot_packed(&y_new).max(1e-300) {
             rho_hist.push(1.0 / sy);
             s_hist.push(s_new);
             y_hist.push(y_new);
         }
         std::mem::swap(&mut g, &mut gn);
         stats = new_stats;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_vectors_keep_each_component_within_half_a_unit() {
+        let values: Vec<f64> = (0..600)
+            .map(|i| ((i as f64) * 0.37).sin() * 10f64.powi(i % 7 - 3))
+            .collect();
+        let largest = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let mut p = Packed::zeros(values.len());
+        assert!(p.store(|i| values[i]));
+        let half_unit = 0.5 * largest / Packed::STEPS;
+        for (i, v) in values.iter().enumerate() {
+            let back = f64::from(p.q[i]) * p.unit;
+            assert!(
+                (back - v).abs() <= half_unit * (1.0 + 1e-12),
+                "{i}: {back} vs {v}"
+            );
+        }
+        // Dot products close to the exact ones.
+        let exact: f64 = values.iter().map(|v| v * v).sum();
+        assert!((p.dot(&values) - exact).abs() <= 1e-4 * exact);
+        assert!((p.dot_packed(&p) - exact).abs() <= 1e-4 * exact);
+        let mut to = vec![1.0; values.len()];
+        p.add_scaled_to(&mut to, -2.0);
+        for (t, v) in to.iter().zip(&values) {
+            assert!((t - (1.0 - 2.0 * v)).abs() <= 2.0 * half_unit * (1.0 + 1e-9));
+        }
+    }
+
+    #[test]
+    fn packed_vectors_refuse_non_finite_values_and_keep_zeros() {
+        let mut p = Packed::zeros(3);
+        assert!(!p.store(|i| if i == 1 { f64::NAN } else { 1.0 }));
+        assert!(!p.store(|i| if i == 2 { f64::INFINITY } else { 1.0 }));
+        assert!(p.store(|_| 0.0));
+        assert_eq!(p.dot(&[1.0, 2.0, 3.0]), 0.0);
+        assert_eq!(p.q, vec![0, 0, 0]);
     }
 }
