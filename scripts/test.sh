@@ -33,9 +33,9 @@ bash fuzz/smoke.sh 10
 step "JS API in headless Chromium (wasm-pack test --headless --chrome)"
 wasm-pack test --headless --chrome --mode no-install -- --test web
 
-step "packing core compiled to wasm32, under Node"
+step "packing core and the library's own wasm tests (src/wasm) compiled to wasm32, under Node"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-  cargo test --target wasm32-unknown-unknown --test pack_wasm
+  cargo test --target wasm32-unknown-unknown --lib --test pack_wasm
 
 step "MCP fetch transport in headless Chromium and in Node, against the Python SDK peer"
 sh tests/peers/run_wasm_browser_tests.sh
