@@ -137,8 +137,8 @@ pub fn quat_to_mat(w: f64, x: f64, y: f64, z: f64) -> Mat3 {
 
 /// A molecule's base rotation as the optimiser keeps it: a unit quaternion in f32, 16 bytes
 /// against a [`Mat3`]'s 72 (issue 12: ~19 B per water atom at the optimiser's peak). Read back
-/// with [`Orientation::to_mat`], which normalises in f64, so what is stored is always an exact
-/// rotation and molecules stay rigid; f32 costs only an orientation off by ~1e-7 rad (~1e-6 Å at
+/// with [`Orientation::to_mat`] as an exact rotation of whatever is stored, so molecules stay
+/// rigid; f32 costs only an orientation off by ~1e-7 rad (~1e-6 Å at
 /// 10 Å from the centre), which the optimiser and the result both read the same way.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Orientation([f32; 4]);
@@ -187,12 +187,22 @@ impl Orientation {
         Orientation([w as f32, x as f32, y as f32, z as f32])
     }
 
-    /// The rotation matrix, from the stored quaternion normalised in f64.
+    /// The rotation matrix of the stored quaternion, taken as it is (the homogeneous form,
+    /// `2 / |q|²` in place of 2: an exact rotation for any non-zero quaternion, with no square
+    /// root; this runs for every molecule at every evaluation).
     #[inline]
     pub fn to_mat(self) -> Mat3 {
         let [w, x, y, z] = self.0.map(f64::from);
-        let n = (w * w + x * x + y * y + z * z).sqrt();
-        quat_to_mat(w / n, x / n, y / n, z / n)
+        let s = 2.0 / (w * w + x * x + y * y + z * z);
+        let (xs, ys, zs) = (x * s, y * s, z * s);
+        let (wx, wy, wz) = (w * xs, w * ys, w * zs);
+        let (xx, xy, xz) = (x * xs, x * ys, x * zs);
+        let (yy, yz, zz) = (y * ys, y * zs, z * zs);
+        [
+            [1.0 - (yy + zz), xy - wz, xz + wy],
+            [xy + wz, 1.0 - (xx + zz), yz - wx],
+            [xz - wy, yz + wx, 1.0 - (xx + yy)],
+        ]
     }
 }
 
