@@ -1482,5 +1482,30 @@ mod tests {
                 (a, b) => panic!("{code}: {a:?} vs {b:?}"),
             }
         }
+        // The walk itself reads plain data (so the comparison above is the walk's), and hands on
+        // what it must.
+        for code in [
+            cases[0], cases[1], cases[2], cases[3], cases[4], cases[5], cases[13],
+        ] {
+            assert!(plain_json(&eval(code), 0).is_some(), "{code}");
+        }
+        for code in [
+            "return {c: new (class { constructor() { this.x = [1, undefined]; } })()}",
+            "return {date: new Date(0), n: new Number(3)}",
+        ] {
+            assert!(plain_json(&eval(code), 0).is_some(), "{code}");
+        }
+        for code in [
+            "return {bi: 10n}",
+            "return {bytes: new Uint8Array([1, 2])}",
+            "return {map: new Map([['a', 1]])}",
+            "return {f: () => 1}",
+            "return {'$serde_json::private::RawValue': '1'}",
+            "return {j: {toJSON() { return 5; }, k: 1}}",
+            "const o = {a: 1}; o[Symbol.iterator] = function* () {}; return {o}",
+            "let v = 1; for (let i = 0; i < 70; i++) v = [v]; return {deep: v}",
+        ] {
+            assert!(plain_json(&eval(code), 0).is_none(), "{code}");
+        }
     }
 }

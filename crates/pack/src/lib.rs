@@ -185,7 +185,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     let mut move_rng = Rng::new(problem.seed, 1);
     // The best point seen: its statistics, and a copy of its variables and base rotations taken
     // only once the current point moves away from it (before a round's rebase or a "movebad"),
-    // so a run that converges in its first round never copies them (issue 12: ~40 B per water
+    // so a run that converges in its first round never copies them (issue 12: ~21 B per water
     // atom at the optimiser's peak). The start, unknown (`stats` above), is never restored.
     let mut best_stats = stats;
     let mut best: Option<(Vec<f64>, Vec<rigid::Orientation>)> = None;

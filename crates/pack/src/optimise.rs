@@ -66,18 +66,23 @@ impl Packed {
         }
     }
 
-    /// Stores `value(i)` for every component, given the largest magnitude among them (finite).
-    fn store(&mut self, largest: f64, value: impl Fn(usize) -> f64) {
-        self.unit = largest / Self::STEPS;
+    /// Stores `value(i)` for every component, given the largest magnitude among them (finite);
+    /// false (nothing usable stored) when that is too small to divide by (below ~1.8e-304).
+    fn store(&mut self, largest: f64, value: impl Fn(usize) -> f64) -> bool {
         let per_unit = if largest > 0.0 {
             Self::STEPS / largest
         } else {
             0.0
         };
+        if !per_unit.is_finite() {
+            return false;
+        }
+        self.unit = largest / Self::STEPS;
         for (i, q) in self.q.iter_mut().enumerate() {
             // Within ±32 767, so the i32 conversion (one wasm instruction) is exact as an i16.
             *q = (value(i) * per_unit).round_ties_even() as i32 as i16;
         }
+        true
     }
 
     /// `self · b`.
@@ -244,9 +249,10 @@ pub fn lbfgs(
         if rho_hist.len() == MEMORY {
             rho_hist.remove(0);
         }
-        // The step is `alpha d` (what `x` moves by, to within a rounding of `x` far below what a
-        // stored multiple resolves). One pass moves `x` and finds each vector's largest
-        // magnitude, and whether every value is finite (`total`).
+        // The step is `alpha d` (what `x` moves by, to within a rounding of `x`, below what a
+        // stored multiple resolves but for steps of ~1e-9 Å, noise either way). One pass moves
+        // `x` and finds each vector's largest magnitude, and whether every value is finite
+        // (`total`).
         let (mut s_largest, mut y_largest, mut total) = (0.0f64, 0.0f64, 0.0f64);
         for i in 0..nv {
             let di = f64::from(d[i]);
@@ -260,11 +266,9 @@ pub fn lbfgs(
                 y_largest = y;
             }
         }
-        let stored = total.is_finite();
-        if stored {
-            s_new.store(s_largest, |i| alpha * f64::from(d[i]));
-            y_new.store(y_largest, |i| gn[i] - g[i]);
-        }
+        let stored = total.is_finite()
+            && s_new.store(s_largest, |i| alpha * f64::from(d[i]))
+            && y_new.store(y_largest, |i| gn[i] - g[i]);
         // ρ from the stored values, so the recursion is consistent with what it reads.
         let sy = s_new.dot_packed(&y_new);
         if stored && sy > 1e-12 * y_new.dot_packed(&y_new).max(1e-300) {
@@ -288,7 +292,7 @@ mod tests {
             .collect();
         let largest = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let mut p = Packed::zeros(values.len());
-        p.store(largest, |i| values[i]);
+        assert!(p.store(largest, |i| values[i]));
         let half_unit = 0.5 * largest / Packed::STEPS;
         for (i, v) in values.iter().enumerate() {
             let back = f64::from(p.q[i]) * p.unit;
@@ -309,9 +313,11 @@ mod tests {
     }
 
     #[test]
-    fn packed_zero_vectors_stay_zero() {
+    fn packed_vectors_refuse_a_largest_too_small_to_divide_by_and_keep_zeros() {
+        let mut p = Packed::zeros(2);
+        assert!(!p.store(1e-310, |i| if i == 0 { 1e-310 } else { 0.0 }));
         let mut p = Packed::zeros(3);
-        p.store(0.0, |_| 0.0);
+        assert!(p.store(0.0, |_| 0.0));
         assert_eq!(p.dot(&[1.0, 2.0, 3.0]), 0.0);
         assert_eq!(p.q, vec![0, 0, 0]);
     }
