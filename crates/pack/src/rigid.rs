@@ -116,22 +116,22 @@ impl Rng {
 
 /// Rotation matrix of the unit quaternion `w + xi + yj + zk`.
 pub fn quat_to_mat(w: f64, x: f64, y: f64, z: f64) -> Mat3 {
+    scaled_quat_to_mat(w, x, y, z, 2.0)
+}
+
+/// Rotation matrix of the quaternion `w + xi + yj + zk` given `s = 2 / |q|²` (2 for a unit
+/// quaternion): the homogeneous form, an exact rotation for any non-zero quaternion. With `s`
+/// = 2 every product is the unit form's, scaled by 2 exactly.
+#[inline]
+fn scaled_quat_to_mat(w: f64, x: f64, y: f64, z: f64, s: f64) -> Mat3 {
+    let (xs, ys, zs) = (x * s, y * s, z * s);
+    let (wx, wy, wz) = (w * xs, w * ys, w * zs);
+    let (xx, xy, xz) = (x * xs, x * ys, x * zs);
+    let (yy, yz, zz) = (y * ys, y * zs, z * zs);
     [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - w * z),
-            2.0 * (x * z + w * y),
-        ],
-        [
-            2.0 * (x * y + w * z),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - w * x),
-        ],
-        [
-            2.0 * (x * z - w * y),
-            2.0 * (y * z + w * x),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
+        [1.0 - (yy + zz), xy - wz, xz + wy],
+        [xy + wz, 1.0 - (xx + zz), yz - wx],
+        [xz - wy, yz + wx, 1.0 - (xx + yy)],
     ]
 }
 
@@ -193,16 +193,7 @@ impl Orientation {
     #[inline]
     pub fn to_mat(self) -> Mat3 {
         let [w, x, y, z] = self.0.map(f64::from);
-        let s = 2.0 / (w * w + x * x + y * y + z * z);
-        let (xs, ys, zs) = (x * s, y * s, z * s);
-        let (wx, wy, wz) = (w * xs, w * ys, w * zs);
-        let (xx, xy, xz) = (x * xs, x * ys, x * zs);
-        let (yy, yz, zz) = (y * ys, y * zs, z * zs);
-        [
-            [1.0 - (yy + zz), xy - wz, xz + wy],
-            [xy + wz, 1.0 - (xx + zz), yz - wx],
-            [xz - wy, yz + wx, 1.0 - (xx + yy)],
-        ]
+        scaled_quat_to_mat(w, x, y, z, 2.0 / (w * w + x * x + y * y + z * z))
     }
 }
 
