@@ -125,7 +125,13 @@ fn main() {
                 median_ms(repeat, || call_tool("polymer_chain", &args, &control))
             } else {
                 median_ms(repeat.min(5), || {
-                    polymer::run(&args, &control).unwrap().to_value()
+                    polymer::run(
+                        &args,
+                        &control,
+                        megane_builder_client::offline::Place::Worker,
+                    )
+                    .unwrap()
+                    .to_value()
                 })
             };
             assert_eq!(response["isError"], false, "{name} {length}: {response}");

@@ -642,7 +642,12 @@ fn polymer_chain_refusals_are_one_line_in_words() {
     // Beyond the schema's 200 units (the library path, used by the benchmarks): the atom cap.
     let args =
         json!({"monomer": monomer("ethylene"), "head": 0, "tail": 1, "seed": 1, "length": 100_000});
-    let message = polymer::run(&args, &PackControl::default()).unwrap_err();
+    let message = polymer::run(
+        &args,
+        &PackControl::default(),
+        megane_builder_client::offline::Place::Worker,
+    )
+    .unwrap_err();
     assert_eq!(
         message,
         "A chain of 100000 units of ethylene would have 600002 atoms; Builder accepts at most 500000. Use fewer units."
@@ -836,4 +841,83 @@ fn the_workers_transfer_reads_as_the_json_bytes_do() {
         assert_eq!(refused, json.is_err(), "{tool}");
         assert_eq!(outcome, json, "{tool}");
     }
+}
+
+/// A small call on the page's thread (`call_tool_here`) hands the page exactly what the Worker
+/// does, tool errors included; a structure above `HERE_MAX_ATOMS` is declined before any work
+/// (no progress at all); a call cancelled through its control (the page's deadline) is given up.
+#[test]
+fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before_any_work() {
+    use megane_builder_client::offline::{call_tool_here, call_tool_transfer, HERE_MAX_ATOMS};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Mutex;
+    let water = json!({"name": "water", "molblock": molblock("water")});
+    let document = json!({
+        "elements": [8, 1, 1], "positions": [5.0, 5.0, 5.0, 5.96, 5.0, 5.0, 4.76, 5.93, 5.0],
+        "cell": [10.0, 0, 0, 0, 10.0, 0, 0, 0, 10.0], "bonds": [[0, 1], [0, 2]]
+    });
+    let small = [
+        (
+            "liquid_box",
+            json!({"components": [{"molecule": water, "count": 5}], "seed": 3}),
+        ),
+        (
+            "solvate",
+            json!({"document": document, "solvent": water, "seed": 2}),
+        ),
+        (
+            "polymer_chain",
+            json!({"monomer": monomer("styrene"), "head": 0, "tail": 1, "seed": 7, "length": 10}),
+        ),
+        // A tool error is an answer, here as in the Worker.
+        (
+            "polymer_chain",
+            json!({"monomer": monomer("styrene"), "head": 0, "tail": 0, "seed": 7, "length": 10}),
+        ),
+    ];
+    for (tool, args) in &small {
+        let events = Mutex::new(Vec::new());
+        let cb = |f: f64, m: &str| events.lock().unwrap().push((f, m.to_string()));
+        let control = PackControl {
+            cancel: None,
+            progress: Some(&cb),
+        };
+        let here = call_tool_here(tool, args, &control).expect("small enough for the page");
+        let reported_here = std::mem::take(&mut *events.lock().unwrap());
+        let there = call_tool_transfer(tool, args, &control);
+        assert_eq!(here, there, "{tool}");
+        assert_eq!(reported_here, *events.lock().unwrap(), "{tool}");
+    }
+    // 67 water (201 atoms), and 13 units of styrene: one atom or unit over the page's limit.
+    let over = [
+        (
+            "liquid_box",
+            json!({"components": [{"molecule": water, "count": HERE_MAX_ATOMS / 3 + 1}], "seed": 3}),
+        ),
+        (
+            "polymer_chain",
+            json!({"monomer": monomer("styrene"), "head": 0, "tail": 1, "seed": 7, "length": 13}),
+        ),
+    ];
+    for (tool, args) in &over {
+        let events = Mutex::new(0);
+        let cb = |_: f64, _: &str| *events.lock().unwrap() += 1;
+        let control = PackControl {
+            cancel: None,
+            progress: Some(&cb),
+        };
+        assert_eq!(call_tool_here(tool, args, &control), None, "{tool}");
+        assert_eq!(
+            *events.lock().unwrap(),
+            0,
+            "{tool}: declined before any work"
+        );
+    }
+    // The page's deadline has passed: the packer stops at once and the call is given up.
+    let passed = AtomicBool::new(true);
+    let control = PackControl {
+        cancel: Some(&passed),
+        progress: None,
+    };
+    assert_eq!(call_tool_here(small[0].0, &small[0].1, &control), None);
 }

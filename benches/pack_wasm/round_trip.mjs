@@ -1,5 +1,7 @@
 // Where a tiny offline call's time goes, in headless Chromium (single-threaded build): the whole
-// `offlineTools().call` as a page sees it, and its parts measured one at a time on the same case —
+// `offlineTools().call` as a page sees it (`call`: a call of at most 200 atoms runs on the page's
+// own thread; `callInWorker`: the same with `here: false`, through the Worker), and its parts
+// measured one at a time on the same case —
 //   wasm       `offlineCall` on the page's thread (what the Worker runs),
 //   workerWasm `offlineCall` timed inside a module Worker by the Worker's clock,
 //   worker     a call message to the offline Worker and its result back (offlineCall + messaging),
@@ -43,6 +45,9 @@ for (const key of casesArg.split(",")) {
     const button = tools.toolbox.buttons.find((b) => b.name === tool);
     const call = await median((seed) => tools.call(tool, { ...args, seed, tolerance: 2.0 }));
     await tools.close();
+    const inWorkerTools = offline.offlineTools({ threads: false, here: false });
+    const callInWorker = await median((seed) => inWorkerTools.call(tool, { ...args, seed, tolerance: 2.0 }));
+    await inWorkerTools.close();
 
     const wasm = await median((seed) => pkg.offlineCall(tool, { ...args, seed, tolerance: 2.0 }, () => {}));
     const bytes = pkg.offlineCall(tool, { ...args, seed: 1, tolerance: 2.0 }, null);
@@ -80,7 +85,7 @@ for (const key of casesArg.split(",")) {
     const refuse = await median(() => { pkg.refuseCall(tools.toolbox, tool); pkg.callTimeoutMs(button.marker.expectedSeconds ?? undefined, undefined); });
     const outcome = pkg.interpretOfflineCall(button, bytes);
     const plan = await median(() => { pkg.planApply(button, outcome.result, null); });
-    return { call, wasm, workerWasm, worker: viaWorker, echo, interpret, refuse, plan, bytes: bytes.length };
+    return { call, callInWorker, wasm, workerWasm, worker: viaWorker, echo, interpret, refuse, plan, bytes: bytes.length };
   }, { tool, args, repeat });
   console.log(JSON.stringify({ case: key, ...result }));
 }

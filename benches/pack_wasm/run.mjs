@@ -1,16 +1,20 @@
 // Packing in wasm, in headless Chromium, on the baseline cases a–f and the small cases of cases.mjs
-// (t5w, t5c: 5 water, 5 chloroform; sala, stst: small solvates): the offline tools' Worker on the
-// single-threaded build and (PACK_WASM_THREADS=1,2, the default) on the threaded build with 2
-// threads (the page is cross-origin isolated). Small cases (t5w, t5c, sala, stst) are timed as the
+// (t5w, t5c: 5 water, 5 chloroform; sala, stst: small solvates): `offlineTools().call` as a page
+// makes it, on the single-threaded build and (PACK_WASM_THREADS=1,2, the default) on the threaded
+// build with 2 threads (the page is cross-origin isolated): in the offline Worker, but for a call of
+// at most 200 atoms (t5w, t5c), which runs on the page's own thread (`where`: "page"; one thread);
+// PACK_WASM_HERE=0 sends every call to the Worker (`here: false`). Small cases (t5w, t5c, sala, stst) are timed as the
 // median of PACK_WASM_REPEAT (default 51) calls after PACK_WASM_WARMUP (default 100) untimed warm-up
 // calls on the same tools object (another seed), as on a page that has already run a tool: the
 // Worker is started and the hot loops are compiled, but V8 is still tiering the rest up (the
 // wasm-bindgen glue reaches Maglev at ~400 calls, most wasm functions stay in Liftoff): its compile
 // jobs and a scavenge fall on some of the 51 calls, so on the 2 loaded cores here the median
-// moves 0.38-0.7 ms on 5 water, and 0.26-0.34 ms with PACK_WASM_WARMUP=1000 (segments.mjs); the
+// through the Worker (PACK_WASM_HERE=0) moves 0.38-0.7 ms on 5 water, and 0.26-0.34 ms with
+// PACK_WASM_WARMUP=1000 (segments.mjs); on the page's thread 0.17-0.2 ms. The
 // 10th and 90th percentiles are reported as the spread. Other cases: one warm-up call, one timed call. Each structure is written to OUT/<case>-<threads>t-s<seed>.json for
 // check_packing.py (a solvate's document to OUT/<case>-fixed.json). Prints JSON lines
-// {case, threads, atoms, ms, file, fixed} on stdout. Usage: node run.mjs OUT CASES SEEDS
+// {case, asked, threads, where, atoms, ms, file, fixed} on stdout (asked: the build's thread count;
+// threads: the threads the call used). Usage: node run.mjs OUT CASES SEEDS
 // Env: PACK_WASM_PKG=DIR loads the package from DIR (relative to the repository; default pkg), e.g.
 // an older build of it, to measure both in the same run.
 import { writeFileSync } from "node:fs";
@@ -55,8 +59,8 @@ for (const threads of threadCounts) {
       const [tool, args] = CASES[key];
       const repeat = REPEATED.has(key) ? REPEAT : 1;
       const warmup = REPEATED.has(key) ? WARMUP : 1;
-      const result = await page.evaluate(async ({ tool, args, threads, seed, repeat, warmup }) => {
-        const tools = window.offline.offlineTools({ threads: threads > 1, threadCount: threads });
+      const result = await page.evaluate(async ({ tool, args, threads, seed, repeat, warmup, here }) => {
+        const tools = window.offline.offlineTools({ threads: threads > 1, threadCount: threads, here });
         // Warm-up on the same case with another seed: the timed calls measure packing, not the
         // Worker's start or the JIT's first tiers.
         for (let i = 0; i < warmup; i++) {
@@ -73,11 +77,12 @@ for (const threads of threadCounts) {
         const ms = times[times.length >> 1];
         const p10 = times[Math.floor((times.length - 1) * 0.1)];
         const p90 = times[Math.ceil((times.length - 1) * 0.9)];
+        // null: every timed call ran on the page's own thread (at most 200 atoms; no Worker).
         const used = tools.threads;
         await tools.close();
         if (!outcome.ok) return { error: outcome.error };
         return { ms, p10, p90, used, warnings: outcome.warnings, json: JSON.stringify(outcome.result.toJSON().structure) };
-      }, { tool, args, threads, seed, repeat, warmup });
+      }, { tool, args, threads, seed, repeat, warmup, here: process.env.PACK_WASM_HERE !== "0" });
       if (result.error) {
         console.log(JSON.stringify({ case: key, threads, seed, error: result.error }));
         continue;
@@ -90,7 +95,7 @@ for (const threads of threadCounts) {
         fixed = join(out, `${key}-fixed.json`);
         writeFileSync(fixed, JSON.stringify(args.document));
       }
-      console.log(JSON.stringify({ case: key, threads: result.used, seed, atoms, ms: result.ms, p10: result.p10, p90: result.p90, warmup, repeat, warnings: result.warnings, file, fixed }));
+      console.log(JSON.stringify({ case: key, asked: threads, threads: result.used ?? 1, where: result.used === null ? "page" : "worker", seed, atoms, ms: result.ms, p10: result.p10, p90: result.p90, warmup, repeat, warnings: result.warnings, file, fixed }));
     }
   }
 }

@@ -87,7 +87,9 @@ for (let run = 0; run < Number(runsArg); run++) {
     const offline = await import(`/${dir}/offline.js`);
     const pkg = await import(`/${dir}/megane_builder_client.js`);
     await pkg.default();
-    const tools = offline.offlineTools({ threads: false, workerUrl: `/artifacts/segments/${wrapper}` });
+    // here: false: every call through the (stamped) Worker, the path these segments are of (a
+    // call this small would otherwise run on the page's own thread).
+    const tools = offline.offlineTools({ threads: false, here: false, workerUrl: `/artifacts/segments/${wrapper}` });
     for (let i = 0; i < warmup; i++) await tools.call(tool, { ...args, seed: 1001, tolerance: 2.0 });
     const rows = [];
     // Worker ids count from 1 per tools object; the timed calls are warmup+1 .. warmup+repeat.

@@ -10,13 +10,14 @@ export interface OfflineToolServer {
   readonly instructions: string;
   readonly toolbox: Toolbox;
   readonly notices: string[];
-  /** Threads the packing uses (1: single-threaded build); null until the Worker has started (the first call or `prepare()`). */
+  /** Threads the packing uses (1: single-threaded build); null until the Worker has started (the first call it runs, or `prepare()`). */
   readonly threads: number | null;
   call(name: string, args: Record<string, unknown>, options?: CallOptions | null): Promise<CallOutcome>;
   /**
    * Starts the Worker ahead of a first call and runs one 5-water box through it (queued like a
-   * call), so a user's first call does not wait for the Worker and the first compiles. Opt-in: no
-   * Worker starts otherwise until the first call. Resolves to whether the warm-up succeeded (never
+   * call), then once on the page's thread (unless `here: false`; once per page, ~50-100 ms there
+   * the first time), so a user's first call does not wait for the Worker and the first compiles.
+   * Opt-in: no Worker starts otherwise until the first call it runs. Resolves to whether the warm-up succeeded (never
    * rejects); the same promise until the Worker is stopped (cancel, timeout, close) or the warm-up
    * failed, after which prepare() tries again.
    */
@@ -41,7 +42,14 @@ export interface OfflineToolsOptions {
   threadCount?: number;
   /** Override of the Worker script's URL. */
   workerUrl?: string | URL;
+  /**
+   * true (default): a call of at most 200 atoms runs at once on the page's own thread (about a
+   * millisecond; one that runs past 8 ms there is given up and run in the Worker, with the same
+   * structure), so it neither waits for the Worker to start nor pays the trip to it and back.
+   * false: every call runs in the Worker.
+   */
+  here?: boolean;
 }
 
-/** The offline tools liquid_box and solvate, computed in a Worker in this page. */
+/** The offline tools liquid_box, solvate and polymer_chain, computed in this page: in a Worker, or on the page's thread for a small call (see `here`). */
 export function offlineTools(options?: OfflineToolsOptions): OfflineToolServer;

@@ -1,10 +1,13 @@
-// The offline tools (liquid_box, solvate) as a ToolServer, like a remote one: the same toolbox,
-// call(name, args, {onProgress, signal, timeoutMs}) → the contract core's interpretation. Packing
-// runs in a module Worker so the page never freezes. Cancel and timeout terminate the worker (a
-// blocking wasm call cannot be interrupted otherwise); the next call starts a fresh one. Where the
-// page is cross-origin isolated the Worker uses the multi-threaded build (a rayon pool of Workers);
-// the structure is the same either way.
-import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
+// The offline tools (liquid_box, solvate, polymer_chain) as a ToolServer, like a remote one: the
+// same toolbox, call(name, args, {onProgress, signal, timeoutMs}) → the contract core's
+// interpretation. Packing runs in a module Worker so the page never freezes. Cancel and timeout
+// terminate the worker (a blocking wasm call cannot be interrupted otherwise); the next call starts
+// a fresh one. Where the page is cross-origin isolated the Worker uses the multi-threaded build (a
+// rayon pool of Workers); the structure is the same either way. A small call (at most 200 atoms)
+// runs at once on the page's own thread instead, unless `here: false` (issue 12: the trip to the
+// Worker and back cost more than packing a few molecules, and a first call need not wait for the
+// Worker to start); one that runs past 8 ms there is given up and run in the Worker.
+import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineCallHere, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
@@ -12,7 +15,11 @@ const SERVER_NAME = "megane-builder-client (offline)";
 // (nothing is applied), with this line.
 const CLOSED_ERROR = new Error("Cancelled: the offline tools were closed.");
 const closed = () => ({ ok: false, error: CLOSED_ERROR.message, cancelled: true });
+// Whether prepare() has run a call on the page's thread (see warmHere).
+let pageWarm = false;
 const cancelledOutcome = () => ({ ok: false, error: "Cancelled.", cancelled: true });
+// §6: a call that has not answered within its time limit (ms) fails with this outcome.
+const timedOutOutcome = (limit) => ({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true });
 
 // prepare()'s call: 5 water, the smallest call that runs what every call runs (the argument check,
 // the packing, the result's transfer and its reading on the page).
@@ -47,6 +54,7 @@ export function offlineTools(options = {}) {
     throw error;
   }
   const threads = options.threads ?? "auto";
+  const here = options.here ?? true;
   const notices = [];
   // `ready`: the current Worker has loaded the package (calls then skip the start-up wait).
   const status = { threads: null, ready: false };
@@ -155,6 +163,31 @@ export function offlineTools(options = {}) {
   // terminate it, which must never take another call down with it.
   let queue = Promise.resolve();
 
+  // A small call on the page's own thread (offlineCallHere: at most 200 atoms and 8 ms, declined
+  // before any work otherwise, or given up at 8 ms with nothing reported): its outcome, or null
+  // for the Worker. The same time limit as in the Worker (§6), checked when it returns.
+  function callHere(name, args, button, onProgress, limit) {
+    const startedAt = performance.now();
+    let last = null;
+    let bytes;
+    try {
+      bytes = offlineCallHere(name, args, (fraction, message, isLast) => {
+        if (isLast) last = { fraction, message };
+        else onProgress?.(fraction, message);
+      });
+    } catch (error) {
+      return { ok: false, error: `The offline tool failed: ${error?.message ?? error}` };
+    }
+    if (!bytes) return null;
+    if (performance.now() - startedAt >= limit) return timedOutOutcome(limit);
+    try {
+      if (last) onProgress?.(last.fraction, last.message);
+    } catch {
+      // The host's callback failed; the result still counts (as in the Worker's path).
+    }
+    return readResult(button, bytes);
+  }
+
   function call(name, args, options) {
     const made = generation;
     const run = queue.then(() => (made === generation ? runCall(name, args, options ?? {}) : closed()));
@@ -174,21 +207,41 @@ export function offlineTools(options = {}) {
     });
   }
 
-  // Starts the Worker ahead of a first call and runs one 5-water box through it, so that a user's
-  // first call does not wait for the Worker, the package and V8's first compiles (~150 ms here; a
-  // 5-water call after it, ~1 ms). Opt-in, for a host that expects a call soon: a page that never
-  // calls a tool starts no Worker. Resolves to whether the warm-up call succeeded (never rejects);
+  // Starts the Worker ahead of a first call and runs one 5-water box through it (in the Worker,
+  // though so small a call would run on the page's thread), then once on the page's thread, so
+  // that a user's first call does not wait for the Worker, the package and V8's first compiles
+  // (~150 ms here; a 5-water call after it, ~1 ms). Opt-in, for a host that expects a call soon: a
+  // page that never calls a tool starts no Worker. Resolves to whether the warm-up call succeeded (never rejects);
   // a failed one is not kept, so the next prepare() tries again.
   function prepare() {
     if (!prepared) {
-      const mine = call("liquid_box", WARM_UP_ARGS).then((outcome) => outcome.ok === true, () => false);
+      const mine = call("liquid_box", WARM_UP_ARGS, { inWorker: true }).then((outcome) => {
+        if (here) warmHere();
+        return outcome.ok === true;
+      }, () => false);
       prepared = mine;
       mine.then((ok) => { if (!ok && prepared === mine) prepared = null; });
     }
     return prepared;
   }
 
-  async function runCall(name, args, { onProgress, signal, timeoutMs } = {}) {
+  // prepare()'s second half: the same box once on the page's thread (result dropped), so the
+  // first small call does not pay this thread's one-time compiles (~50-100 ms: the argument
+  // schema, the packer's code). Once per page: the package's wasm is shared by every tools object.
+  function warmHere() {
+    if (pageWarm) return;
+    pageWarm = true;
+    try {
+      const button = toolbox.buttons.find((b) => b.name === "liquid_box");
+      const bytes = offlineCallHere("liquid_box", WARM_UP_ARGS, null);
+      if (bytes) interpretOfflineCall(button, bytes).result?.free?.();
+    } catch {
+      // A warm-up that fails changes nothing: the call it would have sped up still runs.
+    }
+  }
+
+  // `inWorker`: prepare()'s call, which is for the Worker whatever its size.
+  async function runCall(name, args, { onProgress, signal, timeoutMs, inWorker } = {}) {
     if (!accepted.has(String(name))) {
       const refused = refuseCall(toolbox, String(name));
       if (refused) return refused;
@@ -197,6 +250,14 @@ export function offlineTools(options = {}) {
     const button = toolbox.buttons.find((b) => b.name === name);
     const cancelled = cancelledOutcome();
     if (signal?.aborted) return cancelled;
+    // §6: the contract core's timeout (explicit timeoutMs capped at 30 min), reset by progress
+    // but never past 30 min after the start — the same functions the remote client uses.
+    const requested = Number(timeoutMs);
+    const limit = callTimeoutMs(button.marker.expectedSeconds ?? undefined, Number.isFinite(requested) ? requested : undefined);
+    if (here && !inWorker) {
+      const outcome = callHere(name, args, button, onProgress, limit);
+      if (outcome) return outcome;
+    }
     // Only while the Worker starts: once it is ready, a call goes straight to it.
     if (!status.ready) {
       // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).
@@ -217,10 +278,6 @@ export function offlineTools(options = {}) {
     if (!worker) return closed();
     const id = ++sequence;
     const current = worker;
-    // §6: the contract core's timeout (explicit timeoutMs capped at 30 min), reset by progress
-    // but never past 30 min after the start — the same functions the remote client uses.
-    const requested = Number(timeoutMs);
-    const limit = callTimeoutMs(button.marker.expectedSeconds ?? undefined, Number.isFinite(requested) ? requested : undefined);
     const startedAt = performance.now();
     return new Promise((resolve) => {
       let settled = false;
@@ -228,7 +285,7 @@ export function offlineTools(options = {}) {
       const check = () => {
         if (settled) return;
         if (performance.now() >= deadline) {
-          finish({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true }, true);
+          finish(timedOutOutcome(limit), true);
         } else {
           watchUntil(deadline, check);
         }

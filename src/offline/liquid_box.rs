@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::assemble::{call_result, one_decimal, packed_structure, plain_number, ToolResult};
 use super::molecule::{read_molecule, PackMolecule};
-use super::CommonArgs;
+use super::{fits, CommonArgs, Place};
 use crate::contract::structure::MAX_ATOMS;
 use crate::pack::{PackControl, Species};
 
@@ -21,7 +21,7 @@ pub fn box_lengths(mass: f64, density: f64, aspect: [f64; 3]) -> [f64; 3] {
 }
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
+pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResult, String> {
     let common = CommonArgs::read(args)?;
     let (density, tolerance) = (common.density, common.tolerance);
     let aspect = match args.get("shape").and_then(Value::as_str) {
@@ -55,6 +55,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
     if atoms > MAX_ATOMS {
         return Err(format!("The box would hold {atoms} atoms; Builder accepts at most {MAX_ATOMS}. Lower the counts."));
     }
+    fits(place, atoms)?;
     let mass: f64 = molecules
         .iter()
         .zip(&counts)

@@ -14,6 +14,7 @@ pub mod transfer;
 
 use serde_json::Value;
 
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 use crate::contract::validate::{compiled, entry_argument_problems, Compiled};
@@ -25,10 +26,43 @@ pub const SERVER_NAME: &str = "megane-builder-client (offline)";
 /// The packer's iteration budget for an offline call.
 pub const MAX_ITERATIONS: usize = 20_000;
 
+/// The most atoms a call builds on the page's own thread ([`call_tool_here`]); a larger one goes
+/// to the offline Worker. 200 atoms (66 water) pack in about a millisecond in wasm.
+pub const HERE_MAX_ATOMS: usize = 200;
+
+/// How long (ms) a call on the page's own thread may pack (from the tool's first progress
+/// report) before it is given up and run again in the Worker, where the same seed gives the same
+/// structure: half a frame at 60 Hz.
+pub const HERE_MAX_MS: f64 = 8.0;
+
+/// Where an offline call runs (issue 12): in the offline Worker, or on the calling thread (the
+/// page's) when it is small. Going to the Worker and back costs more than packing a few molecules
+/// (~0.2 ms of the ~0.4 ms a 5-water call took through it), and a first call need not wait for the
+/// Worker to start (~150 ms).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// The Worker: any size.
+    Worker,
+    /// The calling thread: at most [`HERE_MAX_ATOMS`] atoms, else the tool declines before any work.
+    Here,
+}
+
+/// What a tool answers, for a call [`Place::Here`], when the structure would exceed
+/// [`HERE_MAX_ATOMS`] (never shown: [`call_tool_here`] then returns `None`).
+const NOT_HERE: &str = "This call is too large to run on the page's thread.";
+
+/// The tools' check of their atom count for [`Place::Here`] (before any packing).
+fn fits(place: Place, atoms: usize) -> Result<(), String> {
+    if place == Place::Here && atoms > HERE_MAX_ATOMS {
+        return Err(NOT_HERE.to_string());
+    }
+    Ok(())
+}
+
 /// Calls an offline tool: arguments are checked against the tool's own schema first, then the tool
 /// runs. Always a CallToolResult JSON value; failures a user can fix are `isError` results.
 pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value {
-    match run_tool(name, arguments, control) {
+    match run_tool(name, arguments, control, Place::Worker) {
         Ok(result) => result.to_value(),
         Err(message) => assemble::tool_error(&message),
     }
@@ -40,7 +74,7 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
 /// MB of the writing passes and between them; the packing tools also report it before assembling
 /// the structure.
 pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
-    match run_tool(name, arguments, control) {
+    match run_tool(name, arguments, control, Place::Worker) {
         Ok(result) => {
             // Writing a large result is a phase of its own: said again during its passes.
             let atoms = result.structure.n_atoms();
@@ -55,7 +89,26 @@ pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> 
 /// reports "writing N atoms" once more here, before it is written (copying the arrays takes a
 /// small part of writing them as JSON text).
 pub fn call_tool_transfer(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
-    match run_tool(name, arguments, control) {
+    transfer_of(run_tool(name, arguments, control, Place::Worker), control)
+}
+
+/// [`call_tool_transfer`] on the calling thread (the page's), for a small call: `None` when the
+/// structure would exceed [`HERE_MAX_ATOMS`] atoms (declined before any work) or when the call was
+/// cancelled through `control` (the caller's deadline, [`HERE_MAX_MS`]); the caller then runs it
+/// in the Worker. Otherwise the same bytes as [`call_tool_transfer`], tool errors included.
+pub fn call_tool_here(name: &str, arguments: &Value, control: &PackControl) -> Option<Vec<u8>> {
+    let outcome = run_tool(name, arguments, control, Place::Here);
+    let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    match outcome {
+        Err(message) if message == NOT_HERE => None,
+        Err(_) if cancelled => None,
+        outcome => Some(transfer_of(outcome, control)),
+    }
+}
+
+/// A tool's outcome as the transfer to the page (a result after the "writing" report).
+fn transfer_of(outcome: Result<assemble::ToolResult, String>, control: &PackControl) -> Vec<u8> {
+    match outcome {
         Ok(result) => {
             report_writing(control, result.structure.n_atoms());
             result.to_transfer()
@@ -97,6 +150,7 @@ fn run_tool(
     name: &str,
     arguments: &Value,
     control: &PackControl,
+    place: Place,
 ) -> Result<assemble::ToolResult, String> {
     let entry = match name {
         "liquid_box" => &tool_schemas().0,
@@ -108,9 +162,9 @@ fn run_tool(
         return Err(problem.message.clone());
     }
     match name {
-        "liquid_box" => liquid_box::run(arguments, control),
-        "polymer_chain" => polymer::run(arguments, control),
-        _ => solvate::run(arguments, control),
+        "liquid_box" => liquid_box::run(arguments, control, place),
+        "polymer_chain" => polymer::run(arguments, control, place),
+        _ => solvate::run(arguments, control, place),
     }
 }
 

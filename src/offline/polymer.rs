@@ -29,6 +29,7 @@ use serde_json::Value;
 
 use super::assemble::{call_result, ToolResult};
 use super::molecule::{read_molecule, residue_name, PackMolecule};
+use super::Place;
 use crate::chem::elements::{covalent_radius, symbol, vdw_radius};
 use crate::contract::structure::{Structure, MAX_ATOMS};
 use crate::pack::rigid::{cross, dot, mat_mul, mat_vec, quat_to_mat, Mat3, Rng, IDENTITY};
@@ -516,7 +517,7 @@ fn touches(
 }
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
+pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResult, String> {
     let seed = args
         .get("seed")
         .and_then(Value::as_u64)
@@ -538,6 +539,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
             "A chain of {units} units of {name} would have {atoms} atoms; Builder accepts at most {MAX_ATOMS}. Use fewer units."
         ));
     }
+    super::fits(place, atoms)?;
     let chain = build_chain(&monomer, units, seed, control)?;
     let structure = chain_structure(&chain, &name);
     let summary = format!(

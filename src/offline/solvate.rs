@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::assemble::{call_result, one_decimal, packed_structure, ToolResult};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
-use super::CommonArgs;
+use super::{fits, CommonArgs, Place};
 use crate::chem::elements::vdw_radius;
 use crate::contract::structure::{Structure, MAX_ATOMS};
 use crate::pack::{PackControl, Species};
@@ -28,7 +28,7 @@ const SAMPLES_PER_ATOM: (usize, usize) = (16, 512);
 const SKEW_TOLERANCE: f64 = 1e-6;
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
-pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
+pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResult, String> {
     let common = CommonArgs::read(args)?;
     let (seed, density, tolerance) = (common.seed, common.density, common.tolerance);
     let document = Structure::deserialize(args.get("document").unwrap_or(&Value::Null))
@@ -59,6 +59,7 @@ pub fn run(args: &Value, control: &PackControl) -> Result<ToolResult, String> {
             "Solvating would add {atoms} atoms; Builder accepts at most {MAX_ATOMS}. Use a smaller cell."
         ));
     }
+    fits(place, atoms + fixed.len())?;
     if lengths.iter().any(|&l| l < 2.0 * tolerance) {
         return Err(format!("The cell is narrower than twice the minimum distance ({tolerance} Å); enlarge it or lower the minimum distance."));
     }

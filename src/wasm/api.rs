@@ -1,6 +1,8 @@
 //! The exported functions of the JavaScript API. Each is a thin wrapper: read the arguments
 //! (interop), call the contract core, convert the answer.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use js_sys::{Object, Uint8Array};
 use serde::Deserialize;
 use serde_json::Value;
@@ -24,6 +26,7 @@ use crate::contract::validate::{
 };
 use crate::contract::values::{self, FormContext};
 use crate::offline::pace::ProgressPace;
+use crate::offline::Place;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
@@ -621,32 +624,85 @@ pub fn offline_call(
     #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string, last: boolean) => void) | null | undefined")]
     on_progress: JsValue,
 ) -> Result<Uint8Array, JsError> {
+    let bytes = run_offline(name, args, on_progress, Place::Worker)?;
+    Ok(Uint8Array::from(bytes.unwrap_or_default().as_slice()))
+}
+
+/// `offlineCall` on the calling thread (the page's) for a small call (issue 12: going to the
+/// Worker and back cost more than packing a few molecules): the same transfer, or `undefined`
+/// when the structure would exceed [`crate::offline::HERE_MAX_ATOMS`] atoms (declined before any
+/// work) or its packing ran past [`crate::offline::HERE_MAX_MS`] (given up; run it with
+/// `offlineCall` in the Worker, where the same seed gives the same structure). The first call on a
+/// page also compiles the tool's argument schema (tens of ms, once; showing the tool's form does
+/// it too). `onProgress` as for `offlineCall`; a call given up reports nothing.
+#[wasm_bindgen(js_name = offlineCallHere)]
+pub fn offline_call_here(
+    name: &str,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
+    #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string, last: boolean) => void) | null | undefined")]
+    on_progress: JsValue,
+) -> Result<Option<Uint8Array>, JsError> {
+    let bytes = run_offline(name, args, on_progress, Place::Here)?;
+    Ok(bytes.map(|b| Uint8Array::from(b.as_slice())))
+}
+
+/// `offlineCall` and `offlineCallHere`: the arguments read, the tool run with paced progress and,
+/// [`Place::Here`], given up (`None`) past [`crate::offline::HERE_MAX_MS`] of its work or above
+/// [`crate::offline::HERE_MAX_ATOMS`] atoms.
+fn run_offline(
+    name: &str,
+    args: JsValue,
+    on_progress: JsValue,
+    place: Place,
+) -> Result<Option<Vec<u8>>, JsError> {
     let args: Value = json_from_js_or_default(args, "args")?;
     let callback = on_progress.dyn_into::<js_sys::Function>().ok();
-    let paced = callback.map(|f| (f, ProgressPace::new(performance_now())));
+    let started = performance_now();
+    let paced = callback.map(|f| (f, ProgressPace::new(started)));
     PROGRESS.with(|slot| *slot.borrow_mut() = paced);
+    // The deadline of a call here, counted from the tool's first report (its arguments read: the
+    // work before is bounded by their size, but for the first call's one-time compiles, which
+    // would otherwise send every first call to the Worker after a stall on the page), checked at
+    // each report and heartbeat (every evaluation): it stops the packer at its next iteration.
+    let past_deadline = AtomicBool::new(false);
+    let first_report = AtomicU64::new(f64::NAN.to_bits());
     let report = |fraction: f64, message: &str| {
+        let now = performance_now();
+        if place == Place::Here {
+            let from = match first_report.load(Ordering::Relaxed) {
+                bits if f64::from_bits(bits).is_nan() => {
+                    first_report.store(now.to_bits(), Ordering::Relaxed);
+                    now
+                }
+                bits => f64::from_bits(bits),
+            };
+            if now - from > crate::offline::HERE_MAX_MS {
+                past_deadline.store(true, Ordering::Relaxed);
+            }
+        }
         let pass = PROGRESS.with(|slot| {
             let mut slot = slot.borrow_mut();
             let (f, pace) = slot.as_mut()?;
-            pace.offer(performance_now(), fraction, message)
-                .then(|| f.clone())
+            pace.offer(now, fraction, message).then(|| f.clone())
         });
         if let Some(f) = pass {
             call_progress(&f, fraction, message, false);
         }
     };
     let control = crate::pack::PackControl {
-        cancel: None,
+        cancel: Some(&past_deadline),
         progress: Some(&report),
     };
-    let bytes = crate::offline::call_tool_transfer(name, &args, &control);
+    let bytes = match place {
+        Place::Worker => Some(crate::offline::call_tool_transfer(name, &args, &control)),
+        Place::Here => crate::offline::call_tool_here(name, &args, &control),
+    };
     if let Some((f, mut pace)) = PROGRESS.with(|slot| slot.borrow_mut().take()) {
-        if let Some((fraction, message)) = pace.finish() {
+        if let (Some(_), Some((fraction, message))) = (&bytes, pace.finish()) {
             call_progress(&f, fraction, message, true);
         }
     }
-    Ok(Uint8Array::from(bytes.as_slice()))
+    Ok(bytes)
 }
 
 /// §5/§6: [`interpret_call`] for what `offlineCall` returned (in the offline Worker): the same

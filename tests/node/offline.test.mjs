@@ -1,5 +1,6 @@
 // offlineTools() in headless Chromium: a liquid box built in a Worker with progress events, the
-// result interpreted and planned by the same contract path, a cancelled call, solvate, and a polymer chain.
+// result interpreted and planned by the same contract path, a small call on the page's own thread,
+// a cancelled call, solvate, and a polymer chain.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { readFileSync } from "node:fs";
@@ -76,6 +77,48 @@ test("a 100-water box is built in a Worker with progress, then planned as a new 
   assert.ok(fractions.every((f) => f >= 0 && f <= 1));
   assert.ok(outcome.progress.every(([, m]) => typeof m === "string" && m.length > 0));
   console.log(`100 water: ${outcome.ms.toFixed(0)} ms in the Worker (${outcome.progress.length} progress events)`);
+});
+
+test("a small call runs on the page's thread with the Worker's structure; a larger or a slow one goes to the Worker", async () => {
+  const outcome = await page.evaluate(async ({ water, caffeine }) => {
+    const json = (o) => (o.ok ? JSON.stringify(o.result.toJSON().structure) : o.error);
+    const tools = window.offline.offlineTools({ threads: false });
+    const inWorker = window.offline.offlineTools({ threads: false, here: false });
+    const small = { components: [{ molecule: { name: "water", molblock: water }, count: 5 }], seed: 3 };
+    const progress = [];
+    const t0 = performance.now();
+    const here = await tools.call("liquid_box", small, { onProgress: (f, m) => progress.push([f, m]) });
+    const hereMs = performance.now() - t0;
+    const threadsAfterSmall = tools.threads;
+    const there = await inWorker.call("liquid_box", small);
+    // 100 water (300 atoms): above the page's 200, so the Worker starts.
+    const larger = await tools.call("liquid_box", { ...small, components: [{ ...small.components[0], count: 100 }] });
+    const threadsAfterLarger = tools.threads;
+    // 8 caffeine (192 atoms) this dense: ~150 ms of packing, given up on the page at 8 ms.
+    const slowArgs = { components: [{ molecule: { name: "caffeine", molblock: caffeine }, count: 8 }], seed: 8, density: 1.5, tolerance: 2.2 };
+    const fresh = window.offline.offlineTools({ threads: false });
+    const slow = await fresh.call("liquid_box", slowArgs);
+    const slowThreads = fresh.threads;
+    const slowThere = await inWorker.call("liquid_box", slowArgs);
+    for (const t of [tools, inWorker, fresh]) await t.close();
+    return {
+      hereOk: here.ok, hereMs, threadsAfterSmall, progress, same: json(here) === json(there), atoms: here.result?.atomCount,
+      largerOk: larger.ok, threadsAfterLarger,
+      slowOk: slow.ok, slowThreads, slowSame: json(slow) === json(slowThere),
+    };
+  }, { water: molblock("water"), caffeine: molblock("caffeine") });
+  assert.equal(outcome.hereOk, true);
+  assert.equal(outcome.atoms, 15);
+  assert.equal(outcome.threadsAfterSmall, null, "no Worker started for 5 water");
+  assert.ok(outcome.same, "the page's thread gives the Worker's structure");
+  // Its only report is its last, as through the Worker.
+  assert.deepEqual(outcome.progress, [[1, "writing 15 atoms"]]);
+  assert.equal(outcome.largerOk, true);
+  assert.equal(outcome.threadsAfterLarger, 1, "300 atoms went to the Worker");
+  assert.equal(outcome.slowOk, true);
+  assert.equal(outcome.slowThreads, 1, "a call past 8 ms on the page is run in the Worker");
+  assert.ok(outcome.slowSame, "the Worker's run of a call given up on the page is the one it gives itself");
+  console.log(`5 water on the page's thread: ${outcome.hereMs.toFixed(1)} ms (first such call on this page)`);
 });
 
 test("cancel stops a large box mid-run, and the next call still works", async () => {
@@ -176,7 +219,9 @@ test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, r
   const outcome = await page.evaluate(async () => {
     const { callTimeoutMs, callDeadlineMs } = window.pkg;
     const rule = [callTimeoutMs(null, 4e6), callTimeoutMs(20, 5000), callTimeoutMs(20, 0), callTimeoutMs(20), callDeadlineMs(0, 1790000, 60000)];
-    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    // A scripted Worker (slow-worker.js) and `here: false`: every call goes to it (its arguments are
+    // no tool's, and a call on the page's thread would refuse them at once).
+    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js", here: false });
     // 1.5 s of work with progress every 100 ms outlives a 600 ms timeout only if progress resets it.
     const kept = await tools.call("liquid_box", { steps: 15, every: 100 }, { timeoutMs: 600 });
     const silent = await tools.call("liquid_box", { silentMs: 1500 }, { timeoutMs: 300 });
@@ -194,7 +239,7 @@ test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, r
 
 test("a result the page cannot read fails the call at once with one line, not a timeout; the next call runs", async () => {
   const outcome = await page.evaluate(async () => {
-    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js" });
+    const tools = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js", here: false });
     const unreadable = await tools.call("liquid_box", { unreadable: true }, { timeoutMs: 60000 });
     const after = await tools.call("liquid_box", {}, { timeoutMs: 5000 });
     await tools.close();
@@ -221,7 +266,7 @@ test("prepare() starts the Worker and warms it with 5 water before any call; onc
     const afterClose = tools.prepare();
     const rewarmed = await afterClose;
     await tools.close();
-    const broken = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js?init=fail" });
+    const broken = window.offline.offlineTools({ workerUrl: "/tests/node/pages/slow-worker.js?init=fail", here: false });
     const failed = await broken.prepare();
     const reason = (await broken.call("liquid_box", { ...args, seed: 7 })).error;
     await broken.close();
@@ -247,7 +292,7 @@ test("close() ends every call made before it as cancelled (running, starting the
     const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
     const worker = "/tests/node/pages/slow-worker.js";
     // Running and queued behind it.
-    const tools = window.offline.offlineTools({ workerUrl: worker });
+    const tools = window.offline.offlineTools({ workerUrl: worker, here: false });
     await tools.prepare();
     const running = tools.call("liquid_box", { silentMs: 1500 }, { timeoutMs: 60000 });
     const queued = tools.call("liquid_box", {}, { timeoutMs: 60000 });
@@ -258,20 +303,20 @@ test("close() ends every call made before it as cancelled (running, starting the
     const after = brief(await settle(tools.call("liquid_box", {}, { timeoutMs: 60000 })));
     await tools.close();
     // Closed while its Worker starts (ready only after 1 s).
-    const slow = window.offline.offlineTools({ workerUrl: `${worker}?initMs=1000` });
+    const slow = window.offline.offlineTools({ workerUrl: `${worker}?initMs=1000`, here: false });
     const starting = slow.call("liquid_box", {}, { timeoutMs: 60000 });
     await tick();
     await slow.close();
     const atStart = brief(await settle(starting));
     // prepare() and close() in one go: no Worker is started.
-    const quick = window.offline.offlineTools({ workerUrl: worker });
+    const quick = window.offline.offlineTools({ workerUrl: worker, here: false });
     const warming = quick.prepare();
     await quick.close();
     const warmed = await settle(warming);
     await tick();
     const threads = quick.threads;
     // Cancelled while it waits behind a warm-up that waits for a slow start.
-    const waiting = window.offline.offlineTools({ workerUrl: `${worker}?initMs=1000` });
+    const waiting = window.offline.offlineTools({ workerUrl: `${worker}?initMs=1000`, here: false });
     const warmUp = waiting.prepare();
     const controller = new AbortController();
     const mine = waiting.call("liquid_box", {}, { signal: controller.signal, timeoutMs: 60000 });

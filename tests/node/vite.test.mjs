@@ -27,10 +27,10 @@ test("the Vite build of a consumer app loads the package lazily and builds a box
   const page = await openPage(browser, `${server.url}/`, errors);
   await page.waitForFunction(() => !document.getElementById("status").textContent.startsWith("loading"), null, { timeout: 60000 });
   const status = await page.textContent("#status");
-  assert.match(status, /^ok 150 atoms, threads [12]$/, status);
+  assert.match(status, /^ok 300 atoms, threads [12]$/, status);
   assert.equal(await page.evaluate(() => self.crossOriginIsolated), true);
   const cores = await page.evaluate(() => navigator.hardwareConcurrency);
-  assert.equal(status, `ok 150 atoms, threads ${cores}`, "the Vite-bundled threaded Worker starts its rayon pool");
+  assert.equal(status, `ok 300 atoms, threads ${cores}`, "the Vite-bundled threaded Worker starts its rayon pool");
 });
 
 test("no page errors", () => {

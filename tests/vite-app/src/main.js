@@ -25,7 +25,9 @@ async function main() {
     const context = { library: [{ name: "water", molblock: WATER }], randomSeed: 3 };
     const built = client.api.buildArguments(button, client.api.initialValues(button, context), context);
     if (!built.ok) throw new Error(built.errors[0].message);
-    built.arguments.components[0].count = 50;
+    // 100 water (300 atoms): above the 200 atoms a call packs on the page's own thread, so the
+    // (threaded) Worker runs it.
+    built.arguments.components[0].count = 100;
     const outcome = await tools.call("liquid_box", built.arguments);
     if (!outcome.ok) throw new Error(outcome.error);
     const planned = client.api.planApply(button, outcome.result, null, {});
