@@ -888,7 +888,28 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
         assert_eq!(here, there, "{tool}");
         assert_eq!(reported_here, *events.lock().unwrap(), "{tool}");
     }
-    // 67 water (201 atoms), and 13 units of styrene: one atom or unit over the page's limit.
+    // 67 water (201 atoms), 13 units of styrene (210), a 201-atom document, and a 3-atom one in a
+    // 20 Å cell (about 260 water): each over the page's limit.
+    let (side, grid) = (20.0, 67);
+    let crowd: Vec<f64> = (0..grid)
+        .flat_map(|i| {
+            let (x, y, z) = (
+                (i % 5) as f64 * 3.5 + 1.0,
+                (i / 5 % 5) as f64 * 3.5 + 1.0,
+                (i / 25) as f64 * 3.5 + 1.0,
+            );
+            [x, y, z, x + 0.96, y, z, x - 0.24, y + 0.93, z]
+        })
+        .collect();
+    let crowded = json!({
+        "elements": (0..grid).flat_map(|_| [8, 1, 1]).collect::<Vec<_>>(), "positions": crowd,
+        "cell": [side, 0, 0, 0, side, 0, 0, 0, side],
+        "bonds": (0..grid).flat_map(|i| [[3 * i, 3 * i + 1], [3 * i, 3 * i + 2]]).collect::<Vec<_>>(),
+    });
+    let roomy = json!({
+        "elements": [8, 1, 1], "positions": [5.0, 5.0, 5.0, 5.96, 5.0, 5.0, 4.76, 5.93, 5.0],
+        "cell": [side, 0, 0, 0, side, 0, 0, 0, side], "bonds": [[0, 1], [0, 2]],
+    });
     let over = [
         (
             "liquid_box",
@@ -897,6 +918,14 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
         (
             "polymer_chain",
             json!({"monomer": monomer("styrene"), "head": 0, "tail": 1, "seed": 7, "length": 13}),
+        ),
+        (
+            "solvate",
+            json!({"document": crowded, "solvent": water, "seed": 2}),
+        ),
+        (
+            "solvate",
+            json!({"document": roomy, "solvent": water, "seed": 2}),
         ),
     ];
     for (tool, args) in &over {
@@ -913,11 +942,30 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
             "{tool}: declined before any work"
         );
     }
-    // The page's deadline has passed: the packer stops at once and the call is given up.
+    // The page's deadline has passed: the packer (and the chain's builder) stops at once and the
+    // call is given up.
     let passed = AtomicBool::new(true);
     let control = PackControl {
         cancel: Some(&passed),
         progress: None,
     };
     assert_eq!(call_tool_here(small[0].0, &small[0].1, &control), None);
+    assert_eq!(call_tool_here(small[2].0, &small[2].1, &control), None);
+    // A deadline that passes once the packing is done (at its last report) leaves the answer whole.
+    let late = AtomicBool::new(false);
+    let at_the_end = |_: f64, m: &str| {
+        if m == "converged" {
+            late.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    };
+    let control = PackControl {
+        cancel: Some(&late),
+        progress: Some(&at_the_end),
+    };
+    let whole = call_tool_here(small[0].0, &small[0].1, &control).expect("answered");
+    assert!(late.load(std::sync::atomic::Ordering::Relaxed));
+    assert_eq!(
+        whole,
+        call_tool_transfer(small[0].0, &small[0].1, &PackControl::default())
+    );
 }

@@ -77,7 +77,9 @@ for (const threads of threadCounts) {
         const ms = times[times.length >> 1];
         const p10 = times[Math.floor((times.length - 1) * 0.1)];
         const p90 = times[Math.ceil((times.length - 1) * 0.9)];
-        // null: every timed call ran on the page's own thread (at most 200 atoms; no Worker).
+        // null: no call of this tools object went to the Worker (each ran on the page's thread);
+        // else the Worker ran at least one (every call of a case over 200 atoms; for a smaller
+        // one, a call given up on the page, then labelled "worker" too).
         const used = tools.threads;
         await tools.close();
         if (!outcome.ok) return { error: outcome.error };

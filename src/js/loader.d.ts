@@ -15,7 +15,7 @@ export interface LoadOptions {
 export interface BuilderClient {
   /** The initialised JavaScript API (parseToolList, connect, interpretCall, planApply, …). */
   api: typeof Api;
-  /** Whether the offline tools will pack on several threads. */
+  /** Whether the offline tools' Worker will pack on several threads (a small call packs on the page's thread). */
   threaded: boolean;
   /** The offline tools, using the URLs given to the loader. */
   offlineTools(options?: OfflineToolsOptions): OfflineToolServer;

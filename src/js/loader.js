@@ -25,7 +25,7 @@ async function load(options) {
   const threads = options.threads ?? "auto";
   return {
     api,
-    /** Whether the offline tools will pack on several threads (the page is cross-origin isolated). */
+    /** Whether the offline tools' Worker will pack on several threads (the page is cross-origin isolated; a small call packs on the page's thread). */
     threaded: threads !== false && globalThis.crossOriginIsolated === true,
     offlineTools: (extra = {}) => offline.offlineTools({
       wasmUrl: options.wasmUrl, threadsWasmUrl: options.threadsWasmUrl, threads, threadCount: options.threadCount, ...extra,

@@ -43,10 +43,11 @@ export interface OfflineToolsOptions {
   /** Override of the Worker script's URL. */
   workerUrl?: string | URL;
   /**
-   * true (default): a call of at most 200 atoms runs at once on the page's own thread (about a
-   * millisecond; one that runs past 8 ms there is given up and run in the Worker, with the same
-   * structure), so it neither waits for the Worker to start nor pays the trip to it and back.
-   * false: every call runs in the Worker.
+   * true (default): a call that builds at most 200 atoms (a solvate's document counted) runs at
+   * once on the page's own thread, about a millisecond, so it neither waits for the Worker to
+   * start nor pays the trip to it and back. It blocks the page for at most 16 ms of packing (a
+   * cancel or timeout counts when it returns); one that would pack for longer is given up and run
+   * in the Worker, with the same structure. false: every call runs in the Worker.
    */
   here?: boolean;
 }

@@ -6,7 +6,9 @@
 // rayon pool of Workers); the structure is the same either way. A small call (at most 200 atoms)
 // runs at once on the page's own thread instead, unless `here: false` (issue 12: the trip to the
 // Worker and back cost more than packing a few molecules, and a first call need not wait for the
-// Worker to start); one that runs past 8 ms there is given up and run in the Worker.
+// Worker to start): it blocks the page for at most 16 ms of packing (so it is not cancelled
+// midway: a cancel or timeout counts once it returns), and one that would pack for longer is given
+// up and run in the Worker.
 import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineCallHere, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
@@ -40,7 +42,8 @@ const WARM_UP_ARGS = {
 
 /**
  * @param {{serverId?: string, wasmUrl?: string | URL, threadsWasmUrl?: string | URL,
- *          threads?: "auto" | boolean, threadCount?: number, workerUrl?: string | URL}} [options]
+ *          threads?: "auto" | boolean, threadCount?: number, workerUrl?: string | URL,
+ *          here?: boolean}} [options]
  */
 export function offlineTools(options = {}) {
   let toolbox;
@@ -163,18 +166,16 @@ export function offlineTools(options = {}) {
   // terminate it, which must never take another call down with it.
   let queue = Promise.resolve();
 
-  // A small call on the page's own thread (offlineCallHere: at most 200 atoms and 8 ms, declined
-  // before any work otherwise, or given up at 8 ms with nothing reported): its outcome, or null
-  // for the Worker. The same time limit as in the Worker (§6), checked when it returns.
-  function callHere(name, args, button, onProgress, limit) {
-    const startedAt = performance.now();
+  // A small call on the page's own thread (offlineCallHere: declined when it builds more than 200
+  // atoms, given up past 16 ms of packing, with nothing reported either way): its outcome, or
+  // null for the Worker. Its only report, its last, is passed on with the result (as the
+  // Worker's path does for a quick call). The same time limit as in the Worker (§6), from
+  // `startedAt`, checked when it returns (it cannot be interrupted: it packs for 16 ms at most).
+  function callHere(name, args, button, onProgress, limit, startedAt) {
     let last = null;
     let bytes;
     try {
-      bytes = offlineCallHere(name, args, (fraction, message, isLast) => {
-        if (isLast) last = { fraction, message };
-        else onProgress?.(fraction, message);
-      });
+      bytes = offlineCallHere(name, args, (fraction, message) => { last = { fraction, message }; });
     } catch (error) {
       return { ok: false, error: `The offline tool failed: ${error?.message ?? error}` };
     }
@@ -189,8 +190,13 @@ export function offlineTools(options = {}) {
   }
 
   function call(name, args, options) {
+    return enqueue(name, args, options, false);
+  }
+
+  // `inWorker`: prepare()'s call, which is for the Worker whatever its size.
+  function enqueue(name, args, options, inWorker) {
     const made = generation;
-    const run = queue.then(() => (made === generation ? runCall(name, args, options ?? {}) : closed()));
+    const run = queue.then(() => (made === generation ? runCall(name, args, options ?? {}, inWorker, made) : closed()));
     queue = run.catch(() => {});
     const signal = options?.signal;
     if (!signal) return run;
@@ -215,8 +221,9 @@ export function offlineTools(options = {}) {
   // a failed one is not kept, so the next prepare() tries again.
   function prepare() {
     if (!prepared) {
-      const mine = call("liquid_box", WARM_UP_ARGS, { inWorker: true }).then((outcome) => {
-        if (here) warmHere();
+      const made = generation;
+      const mine = enqueue("liquid_box", WARM_UP_ARGS, {}, true).then((outcome) => {
+        if (here && outcome.ok === true && made === generation) warmHere();
         return outcome.ok === true;
       }, () => false);
       prepared = mine;
@@ -240,8 +247,8 @@ export function offlineTools(options = {}) {
     }
   }
 
-  // `inWorker`: prepare()'s call, which is for the Worker whatever its size.
-  async function runCall(name, args, { onProgress, signal, timeoutMs, inWorker } = {}) {
+  // `inWorker`: prepare()'s call; `made`: the generation the call was made in (close() since ends it).
+  async function runCall(name, args, { onProgress, signal, timeoutMs } = {}, inWorker = false, made = generation) {
     if (!accepted.has(String(name))) {
       const refused = refuseCall(toolbox, String(name));
       if (refused) return refused;
@@ -254,9 +261,16 @@ export function offlineTools(options = {}) {
     // but never past 30 min after the start — the same functions the remote client uses.
     const requested = Number(timeoutMs);
     const limit = callTimeoutMs(button.marker.expectedSeconds ?? undefined, Number.isFinite(requested) ? requested : undefined);
+    // Time the page's thread spent on a call it then gave up, counted against the Worker's limit.
+    let spentHere = 0;
     if (here && !inWorker) {
-      const outcome = callHere(name, args, button, onProgress, limit);
+      const hereStartedAt = performance.now();
+      const outcome = callHere(name, args, button, onProgress, limit, hereStartedAt);
       if (outcome) return outcome;
+      spentHere = performance.now() - hereStartedAt;
+      // Given up or declined: on to the Worker, unless it was cancelled or closed meanwhile.
+      if (signal?.aborted) return cancelled;
+      if (made !== generation) return closed();
     }
     // Only while the Worker starts: once it is ready, a call goes straight to it.
     if (!status.ready) {
@@ -278,7 +292,7 @@ export function offlineTools(options = {}) {
     if (!worker) return closed();
     const id = ++sequence;
     const current = worker;
-    const startedAt = performance.now();
+    const startedAt = performance.now() - spentHere;
     return new Promise((resolve) => {
       let settled = false;
       let deadline = Infinity;
@@ -343,7 +357,7 @@ export function offlineTools(options = {}) {
     instructions: "Offline tools computed in this page: no structure leaves the browser.",
     toolbox,
     notices,
-    /** Threads the packing uses (1 for the single-threaded build); null until the Worker has started (the first call or prepare()). */
+    /** Threads the Worker's packing uses (1 for the single-threaded build); null until the Worker has started (the first call it runs, or prepare()). */
     get threads() { return status.threads; },
     call,
     prepare,

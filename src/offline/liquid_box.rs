@@ -4,8 +4,9 @@
 use serde_json::Value;
 
 use super::assemble::{call_result, one_decimal, packed_structure, plain_number, ToolResult};
+use super::here::{fits, Place};
 use super::molecule::{read_molecule, PackMolecule};
-use super::{fits, CommonArgs, Place};
+use super::CommonArgs;
 use crate::contract::structure::MAX_ATOMS;
 use crate::pack::{PackControl, Species};
 

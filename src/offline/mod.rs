@@ -5,6 +5,7 @@
 
 pub mod assemble;
 pub mod definitions;
+pub mod here;
 pub mod liquid_box;
 pub mod molecule;
 pub mod pace;
@@ -20,44 +21,14 @@ use std::sync::OnceLock;
 use crate::contract::validate::{compiled, entry_argument_problems, Compiled};
 use crate::pack::{pack, PackControl, PackError, PackOutcome, PackProblem, Species};
 
+use here::NOT_HERE;
+pub use here::{Place, HERE_MAX_ATOMS};
+
 /// `serverInfo` of the offline tools.
 pub const SERVER_NAME: &str = "megane-builder-client (offline)";
 
 /// The packer's iteration budget for an offline call.
 pub const MAX_ITERATIONS: usize = 20_000;
-
-/// The most atoms a call builds on the page's own thread ([`call_tool_here`]); a larger one goes
-/// to the offline Worker. 200 atoms (66 water) pack in about a millisecond in wasm.
-pub const HERE_MAX_ATOMS: usize = 200;
-
-/// How long (ms) a call on the page's own thread may pack (from the tool's first progress
-/// report) before it is given up and run again in the Worker, where the same seed gives the same
-/// structure: half a frame at 60 Hz.
-pub const HERE_MAX_MS: f64 = 8.0;
-
-/// Where an offline call runs (issue 12): in the offline Worker, or on the calling thread (the
-/// page's) when it is small. Going to the Worker and back costs more than packing a few molecules
-/// (~0.2 ms of the ~0.4 ms a 5-water call took through it), and a first call need not wait for the
-/// Worker to start (~150 ms).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Place {
-    /// The Worker: any size.
-    Worker,
-    /// The calling thread: at most [`HERE_MAX_ATOMS`] atoms, else the tool declines before any work.
-    Here,
-}
-
-/// What a tool answers, for a call [`Place::Here`], when the structure would exceed
-/// [`HERE_MAX_ATOMS`] (never shown: [`call_tool_here`] then returns `None`).
-const NOT_HERE: &str = "This call is too large to run on the page's thread.";
-
-/// The tools' check of their atom count for [`Place::Here`] (before any packing).
-fn fits(place: Place, atoms: usize) -> Result<(), String> {
-    if place == Place::Here && atoms > HERE_MAX_ATOMS {
-        return Err(NOT_HERE.to_string());
-    }
-    Ok(())
-}
 
 /// Calls an offline tool: arguments are checked against the tool's own schema first, then the tool
 /// runs. Always a CallToolResult JSON value; failures a user can fix are `isError` results.

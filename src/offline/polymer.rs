@@ -28,8 +28,8 @@ use std::sync::atomic::Ordering;
 use serde_json::Value;
 
 use super::assemble::{call_result, ToolResult};
+use super::here::{fits, Place};
 use super::molecule::{read_molecule, residue_name, PackMolecule};
-use super::Place;
 use crate::chem::elements::{covalent_radius, symbol, vdw_radius};
 use crate::contract::structure::{Structure, MAX_ATOMS};
 use crate::pack::rigid::{cross, dot, mat_mul, mat_vec, quat_to_mat, Mat3, Rng, IDENTITY};
@@ -539,7 +539,7 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
             "A chain of {units} units of {name} would have {atoms} atoms; Builder accepts at most {MAX_ATOMS}. Use fewer units."
         ));
     }
-    super::fits(place, atoms)?;
+    fits(place, atoms)?;
     let chain = build_chain(&monomer, units, seed, control)?;
     let structure = chain_structure(&chain, &name);
     let summary = format!(

@@ -8,9 +8,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::assemble::{call_result, one_decimal, packed_structure, ToolResult};
+use super::here::{fits, Place};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
-use super::{fits, CommonArgs, Place};
+use super::CommonArgs;
 use crate::chem::elements::vdw_radius;
 use crate::contract::structure::{Structure, MAX_ATOMS};
 use crate::pack::{PackControl, Species};
@@ -48,6 +49,8 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         .chunks_exact(3)
         .map(|p| [p[0], p[1], p[2]])
         .collect();
+    // The document alone may be too large for the page's thread: said before the free volume.
+    fits(place, fixed.len())?;
     let free = free_volume(&document, lengths, seed);
     let count = (density * free * AVOGADRO_PER_A3 / solvent.molar_mass).round() as usize;
     if count == 0 {

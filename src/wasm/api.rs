@@ -1,7 +1,8 @@
 //! The exported functions of the JavaScript API. Each is a thin wrapper: read the arguments
 //! (interop), call the contract core, convert the answer.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use js_sys::{Object, Uint8Array};
 use serde::Deserialize;
@@ -25,6 +26,7 @@ use crate::contract::validate::{
     validate_arguments as validate_against_schema, validate_with_document,
 };
 use crate::contract::values::{self, FormContext};
+use crate::offline::here::HereDeadline;
 use crate::offline::pace::ProgressPace;
 use crate::offline::Place;
 
@@ -628,13 +630,15 @@ pub fn offline_call(
     Ok(Uint8Array::from(bytes.unwrap_or_default().as_slice()))
 }
 
-/// `offlineCall` on the calling thread (the page's) for a small call (issue 12: going to the
-/// Worker and back cost more than packing a few molecules): the same transfer, or `undefined`
-/// when the structure would exceed [`crate::offline::HERE_MAX_ATOMS`] atoms (declined before any
-/// work) or its packing ran past [`crate::offline::HERE_MAX_MS`] (given up; run it with
-/// `offlineCall` in the Worker, where the same seed gives the same structure). The first call on a
-/// page also compiles the tool's argument schema (tens of ms, once; showing the tool's form does
-/// it too). `onProgress` as for `offlineCall`; a call given up reports nothing.
+/// `offlineCall` on the calling thread (the page's) for a small call (issue 12,
+/// [`crate::offline::here`]): the same transfer, or `undefined` when the structure would exceed
+/// [`crate::offline::HERE_MAX_ATOMS`] atoms (declined before packing; a call whose arguments alone
+/// show it, before they are read) or its packing ran past its deadline
+/// ([`crate::offline::here::HERE_MAX_MS`]; given up). Then run it with `offlineCall` in the
+/// Worker, where the same seed gives the same structure. The first call on a page also compiles
+/// the tool's argument schema (tens of ms, once; showing the tool's form does it too).
+/// `onProgress` gets only the call's last report, with `last` true, and only for a call answered
+/// here: one given up reports nothing.
 #[wasm_bindgen(js_name = offlineCallHere)]
 pub fn offline_call_here(
     name: &str,
@@ -642,13 +646,49 @@ pub fn offline_call_here(
     #[wasm_bindgen(js_name = onProgress, unchecked_param_type = "((fraction: number, message: string, last: boolean) => void) | null | undefined")]
     on_progress: JsValue,
 ) -> Result<Option<Uint8Array>, JsError> {
+    if atoms_at_least(name, &args) > crate::offline::HERE_MAX_ATOMS {
+        return Ok(None);
+    }
     let bytes = run_offline(name, args, on_progress, Place::Here)?;
     Ok(bytes.map(|b| Uint8Array::from(b.as_slice())))
 }
 
-/// `offlineCall` and `offlineCallHere`: the arguments read, the tool run with paced progress and,
-/// [`Place::Here`], given up (`None`) past [`crate::offline::HERE_MAX_MS`] of its work or above
-/// [`crate::offline::HERE_MAX_ATOMS`] atoms.
+/// A lower bound of the atoms an offline call builds, from its arguments as given (a few
+/// property reads, none of them converted): a large call is declined before its arguments (a
+/// solvate's whole document) are read into wasm and checked. The tools' own count
+/// ([`crate::offline::here`]) decides the rest. A value of the wrong type counts 0 (the tool then
+/// answers with its error).
+fn atoms_at_least(name: &str, args: &JsValue) -> usize {
+    let get = |v: &JsValue, key: &str| js_sys::Reflect::get(v, &JsValue::from_str(key)).ok();
+    let number = |v: Option<JsValue>| {
+        v.and_then(|v| v.as_f64())
+            .filter(|n| n.is_finite() && *n > 0.0)
+            .map_or(0, |n| n.min(usize::MAX as f64) as usize)
+    };
+    match name {
+        // One atom at least per molecule.
+        "liquid_box" => get(args, "components")
+            .filter(js_sys::Array::is_array)
+            .map_or(0, |c| {
+                js_sys::Array::from(&c)
+                    .iter()
+                    .map(|component| number(get(&component, "count")))
+                    .fold(0usize, usize::saturating_add)
+            }),
+        "solvate" => number(
+            get(args, "document")
+                .and_then(|d| get(&d, "elements"))
+                .and_then(|e| get(&e, "length")),
+        ),
+        // One atom at least per unit.
+        "polymer_chain" => number(get(args, "length")),
+        _ => 0,
+    }
+}
+
+/// `offlineCall` and `offlineCallHere`: the arguments read, the tool run with its reports passed
+/// on and, [`Place::Here`], its deadline kept ([`HereDeadline`]: the packer stopped through its
+/// cancel flag, the call given up, `None`) or its size refused (`None`).
 fn run_offline(
     name: &str,
     args: JsValue,
@@ -657,34 +697,43 @@ fn run_offline(
 ) -> Result<Option<Vec<u8>>, JsError> {
     let args: Value = json_from_js_or_default(args, "args")?;
     let callback = on_progress.dyn_into::<js_sys::Function>().ok();
-    let started = performance_now();
-    let paced = callback.map(|f| (f, ProgressPace::new(started)));
-    PROGRESS.with(|slot| *slot.borrow_mut() = paced);
-    // The deadline of a call here, counted from the tool's first report (its arguments read: the
-    // work before is bounded by their size, but for the first call's one-time compiles, which
-    // would otherwise send every first call to the Worker after a stall on the page), checked at
-    // each report and heartbeat (every evaluation): it stops the packer at its next iteration.
+    let reporting = match place {
+        // Paced for the Worker's messages ([`crate::offline::pace`]).
+        Place::Worker => Reporting::Paced(ProgressPace::new(performance_now())),
+        // Held: only the last report reaches the host, with the result (the page's thread is
+        // blocked meanwhile and cannot show any), and none of a call given up.
+        Place::Here => Reporting::Here {
+            deadline: HereDeadline::new(!HERE_ANSWERED.with(Cell::get)),
+            last: None,
+        },
+    };
+    PROGRESS.with(|slot| *slot.borrow_mut() = Some((callback, reporting)));
     let past_deadline = AtomicBool::new(false);
-    let first_report = AtomicU64::new(f64::NAN.to_bits());
     let report = |fraction: f64, message: &str| {
-        let now = performance_now();
-        if place == Place::Here {
-            let from = match first_report.load(Ordering::Relaxed) {
-                bits if f64::from_bits(bits).is_nan() => {
-                    first_report.store(now.to_bits(), Ordering::Relaxed);
-                    now
-                }
-                bits => f64::from_bits(bits),
-            };
-            if now - from > crate::offline::HERE_MAX_MS {
-                past_deadline.store(true, Ordering::Relaxed);
-            }
-        }
-        let pass = PROGRESS.with(|slot| {
+        let (pass, passed) = PROGRESS.with(|slot| {
             let mut slot = slot.borrow_mut();
-            let (f, pace) = slot.as_mut()?;
-            pace.offer(now, fraction, message).then(|| f.clone())
+            let Some((f, reporting)) = slot.as_mut() else {
+                return (None, false);
+            };
+            match reporting {
+                Reporting::Paced(pace) => {
+                    let pass = f
+                        .as_ref()
+                        .filter(|_| pace.offer(performance_now(), fraction, message));
+                    (pass.cloned(), false)
+                }
+                Reporting::Here { deadline, last } => {
+                    let held = last.get_or_insert_with(|| (0.0, String::new()));
+                    held.0 = fraction;
+                    held.1.clear();
+                    held.1.push_str(message);
+                    (None, deadline.passed(performance_now()))
+                }
+            }
         });
+        if passed {
+            past_deadline.store(true, Ordering::Relaxed);
+        }
         if let Some(f) = pass {
             call_progress(&f, fraction, message, false);
         }
@@ -697,12 +746,30 @@ fn run_offline(
         Place::Worker => Some(crate::offline::call_tool_transfer(name, &args, &control)),
         Place::Here => crate::offline::call_tool_here(name, &args, &control),
     };
-    if let Some((f, mut pace)) = PROGRESS.with(|slot| slot.borrow_mut().take()) {
-        if let (Some(_), Some((fraction, message))) = (&bytes, pace.finish()) {
-            call_progress(&f, fraction, message, true);
+    if let Some((Some(f), reporting)) = PROGRESS.with(|slot| slot.borrow_mut().take()) {
+        let last = match reporting {
+            Reporting::Paced(mut pace) => pace.finish().map(|(fr, m)| (fr, m.to_string())),
+            Reporting::Here { last, .. } => last.filter(|_| bytes.is_some()),
+        };
+        if let Some((fraction, message)) = last {
+            call_progress(&f, fraction, &message, true);
         }
     }
+    if place == Place::Here && bytes.is_some() {
+        HERE_ANSWERED.with(|answered| answered.set(true));
+    }
     Ok(bytes)
+}
+
+/// How a running offline call's reports reach the host.
+enum Reporting {
+    /// The Worker's: paced.
+    Paced(ProgressPace),
+    /// The page's thread: the deadline, and the last report, held.
+    Here {
+        deadline: HereDeadline,
+        last: Option<(f64, String)>,
+    },
 }
 
 /// §5/§6: [`interpret_call`] for what `offlineCall` returned (in the offline Worker): the same
@@ -753,8 +820,11 @@ extern "C" {
 }
 
 thread_local! {
-    /// The JS progress callback of the running offline call and its pacing. The packer wants a
-    /// `Sync` callback (rayon); a capture-free closure reading this thread-local is one, and a
-    /// call from any other thread finds no callback and does nothing.
-    static PROGRESS: std::cell::RefCell<Option<(js_sys::Function, ProgressPace)>> = const { std::cell::RefCell::new(None) };
+    /// The running offline call's JS progress callback (if any) and how its reports reach it. The
+    /// packer's callback is a closure that reads this and captures only the cancel flag (an
+    /// atomic), so it needs no `unsafe impl Sync` on a JS function; a call from any other thread
+    /// finds nothing here and does nothing.
+    static PROGRESS: std::cell::RefCell<Option<(Option<js_sys::Function>, Reporting)>> = const { std::cell::RefCell::new(None) };
+    /// Whether a call on this thread has been answered here ([`HereDeadline::new`]'s `first`).
+    static HERE_ANSWERED: Cell<bool> = const { Cell::new(false) };
 }

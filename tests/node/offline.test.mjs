@@ -94,14 +94,22 @@ test("a small call runs on the page's thread with the Worker's structure; a larg
     // 100 water (300 atoms): above the page's 200, so the Worker starts.
     const larger = await tools.call("liquid_box", { ...small, components: [{ ...small.components[0], count: 100 }] });
     const threadsAfterLarger = tools.threads;
-    // 8 caffeine (192 atoms) this dense: ~150 ms of packing, given up on the page at 8 ms.
+    // 8 caffeine (192 atoms) this dense: ~150 ms of packing, given up on the page at 16 ms.
     const slowArgs = { components: [{ molecule: { name: "caffeine", molblock: caffeine }, count: 8 }], seed: 8, density: 1.5, tolerance: 2.2 };
     const fresh = window.offline.offlineTools({ threads: false });
-    const slow = await fresh.call("liquid_box", slowArgs);
+    const slowProgress = [];
+    const slow = await fresh.call("liquid_box", slowArgs, { onProgress: (f, m) => slowProgress.push([f, m]) });
     const slowThreads = fresh.threads;
     const slowThere = await inWorker.call("liquid_box", slowArgs);
     for (const t of [tools, inWorker, fresh]) await t.close();
+    // A call whose arguments show it is too large is declined before they are read (so before
+    // they are checked: these are no molecule), one that may fit is answered (here, the error).
+    const { offlineCallHere } = window.pkg;
+    const bad = (count) => ({ components: [{ molecule: "not a molecule", count }], seed: 1 });
+    const declinedUnread = offlineCallHere("liquid_box", bad(1000), null) === undefined;
+    const answeredError = offlineCallHere("liquid_box", bad(5), null) instanceof Uint8Array;
     return {
+      slowProgress, declinedUnread, answeredError,
       hereOk: here.ok, hereMs, threadsAfterSmall, progress, same: json(here) === json(there), atoms: here.result?.atomCount,
       largerOk: larger.ok, threadsAfterLarger,
       slowOk: slow.ok, slowThreads, slowSame: json(slow) === json(slowThere),
@@ -116,9 +124,15 @@ test("a small call runs on the page's thread with the Worker's structure; a larg
   assert.equal(outcome.largerOk, true);
   assert.equal(outcome.threadsAfterLarger, 1, "300 atoms went to the Worker");
   assert.equal(outcome.slowOk, true);
-  assert.equal(outcome.slowThreads, 1, "a call past 8 ms on the page is run in the Worker");
+  assert.equal(outcome.slowThreads, 1, "a call past 16 ms on the page is run in the Worker");
   assert.ok(outcome.slowSame, "the Worker's run of a call given up on the page is the one it gives itself");
-  console.log(`5 water on the page's thread: ${outcome.hereMs.toFixed(1)} ms (first such call on this page)`);
+  // The page's attempt reported nothing: the reports are the Worker's, in order, to the writing.
+  const fractions = outcome.slowProgress.map(([f]) => f);
+  assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), JSON.stringify(outcome.slowProgress));
+  assert.deepEqual(outcome.slowProgress.at(-1), [1, "writing 192 atoms"]);
+  assert.equal(outcome.declinedUnread, true);
+  assert.equal(outcome.answeredError, true);
+  console.log(`5 water on the page's thread: ${outcome.hereMs.toFixed(1)} ms`);
 });
 
 test("cancel stops a large box mid-run, and the next call still works", async () => {
