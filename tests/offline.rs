@@ -22,6 +22,15 @@ fn molblock(name: &str) -> String {
     std::fs::read_to_string(format!("{SHARED}/molecules/{name}.mol")).unwrap()
 }
 
+/// A §5.1 document of one water molecule, its oxygen at (`at`, `at`, `at`) Å in a cubic cell of
+/// `side` Å.
+fn one_water(at: f64, side: f64) -> Value {
+    json!({
+        "elements": [8, 1, 1], "positions": [at, at, at, at + 0.96, at, at, at - 0.24, at + 0.93, at],
+        "cell": [side, 0, 0, 0, side, 0, 0, 0, side], "bonds": [[0, 1], [0, 2]]
+    })
+}
+
 fn buttons() -> Vec<ToolButton> {
     let toolbox = parse_tool_list(&definitions::tools_list(), Some("offline")).unwrap();
     assert!(toolbox.notices.is_empty(), "{:?}", toolbox.notices);
@@ -244,10 +253,7 @@ fn liquid_box_of_water_and_ethanol_meets_the_tolerance() {
 #[test]
 fn solvate_adds_only_solvent_around_the_document() {
     let b = button("solvate");
-    let document = json!({
-        "elements": [8, 1, 1], "positions": [6.0, 6.0, 6.0, 6.96, 6.0, 6.0, 5.76, 6.93, 6.0],
-        "cell": [12.0, 0, 0, 0, 12.0, 0, 0, 0, 12.0], "bonds": [[0, 1], [0, 2]]
-    });
+    let document = one_water(6.0, 12.0);
     let ctx = FormContext {
         library: library(),
         random_seed: Some(3),
@@ -705,10 +711,7 @@ fn offline_tools_declare_the_builder_result_schema_and_their_results_conform() {
         assert_eq!(b.output_schema.as_ref(), Some(&ours), "{}", b.name);
     }
 
-    let document = json!({
-        "elements": [8, 1, 1], "positions": [6.0, 6.0, 6.0, 6.96, 6.0, 6.0, 5.76, 6.93, 6.0],
-        "cell": [12.0, 0, 0, 0, 12.0, 0, 0, 0, 12.0], "bonds": [[0, 1], [0, 2]]
-    });
+    let document = one_water(6.0, 12.0);
     let mut ethylene_library = library();
     ethylene_library.push(LibraryMolecule {
         name: "ethylene".into(),
@@ -793,10 +796,7 @@ fn the_workers_transfer_reads_as_the_json_bytes_do() {
     use std::sync::Mutex;
     let water = json!({"name": "water", "molblock": molblock("water")});
     let ethanol = json!({"name": "ethanol", "molblock": molblock("ethanol")});
-    let document = json!({
-        "elements": [8, 1, 1], "positions": [6.0, 6.0, 6.0, 6.96, 6.0, 6.0, 5.76, 6.93, 6.0],
-        "cell": [12.0, 0, 0, 0, 12.0, 0, 0, 0, 12.0], "bonds": [[0, 1], [0, 2]]
-    });
+    let document = one_water(6.0, 12.0);
     let cases = [
         (
             "liquid_box",
@@ -852,10 +852,7 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
     use std::sync::atomic::AtomicBool;
     use std::sync::Mutex;
     let water = json!({"name": "water", "molblock": molblock("water")});
-    let document = json!({
-        "elements": [8, 1, 1], "positions": [5.0, 5.0, 5.0, 5.96, 5.0, 5.0, 4.76, 5.93, 5.0],
-        "cell": [10.0, 0, 0, 0, 10.0, 0, 0, 0, 10.0], "bonds": [[0, 1], [0, 2]]
-    });
+    let document = one_water(5.0, 10.0);
     let small = [
         (
             "liquid_box",
@@ -906,10 +903,7 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
         "cell": [side, 0, 0, 0, side, 0, 0, 0, side],
         "bonds": (0..grid).flat_map(|i| [[3 * i, 3 * i + 1], [3 * i, 3 * i + 2]]).collect::<Vec<_>>(),
     });
-    let roomy = json!({
-        "elements": [8, 1, 1], "positions": [5.0, 5.0, 5.0, 5.96, 5.0, 5.0, 4.76, 5.93, 5.0],
-        "cell": [side, 0, 0, 0, side, 0, 0, 0, side], "bonds": [[0, 1], [0, 2]],
-    });
+    let roomy = one_water(5.0, side);
     let over = [
         (
             "liquid_box",
