@@ -885,8 +885,9 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
         assert_eq!(here, there, "{tool}");
         assert_eq!(reported_here, *events.lock().unwrap(), "{tool}");
     }
-    // 67 water (201 atoms), 13 units of styrene (210), a 201-atom document, and a 3-atom one in a
-    // 20 Å cell (about 260 water): each over the page's limit.
+    // 67 water (201 atoms), 13 units of styrene (210), a 201-atom document (at a density that
+    // leaves no room for solvent: past the free volume it would be that error, not declined), and
+    // a 3-atom one in a 20 Å cell (about 260 water): each over the page's limit.
     let (side, grid) = (20.0, 67);
     let crowd: Vec<f64> = (0..grid)
         .flat_map(|i| {
@@ -915,7 +916,7 @@ fn a_small_call_here_gives_the_workers_bytes_and_a_larger_one_is_declined_before
         ),
         (
             "solvate",
-            json!({"document": crowded, "solvent": water, "seed": 2}),
+            json!({"document": crowded, "solvent": water, "seed": 2, "density": 0.001}),
         ),
         (
             "solvate",

@@ -45,9 +45,10 @@ export interface OfflineToolsOptions {
   /**
    * true (default): a call that builds at most 200 atoms (a solvate's document counted) runs at
    * once on the page's own thread, about a millisecond, so it neither waits for the Worker to
-   * start nor pays the trip to it and back. It blocks the page for at most 16 ms of packing (a
-   * cancel or timeout counts when it returns); one that would pack for longer is given up and run
-   * in the Worker, with the same structure. false: every call runs in the Worker.
+   * start nor pays the trip to it and back. It blocks the page while it reads its arguments and
+   * for at most 16 ms of packing (50 ms the first time a tool packs there, compiling its code);
+   * a cancel or timeout counts when it returns; one that would pack for longer is given up and
+   * run in the Worker, with the same structure. false: every call runs in the Worker.
    */
   here?: boolean;
 }

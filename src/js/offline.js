@@ -1,14 +1,15 @@
 // The offline tools (liquid_box, solvate, polymer_chain) as a ToolServer, like a remote one: the
 // same toolbox, call(name, args, {onProgress, signal, timeoutMs}) → the contract core's
-// interpretation. Packing runs in a module Worker so the page never freezes. Cancel and timeout
+// interpretation. Packing runs in a module Worker so the page does not freeze. Cancel and timeout
 // terminate the worker (a blocking wasm call cannot be interrupted otherwise); the next call starts
 // a fresh one. Where the page is cross-origin isolated the Worker uses the multi-threaded build (a
 // rayon pool of Workers); the structure is the same either way. A small call (at most 200 atoms)
 // runs at once on the page's own thread instead, unless `here: false` (issue 12: the trip to the
 // Worker and back cost more than packing a few molecules, and a first call need not wait for the
-// Worker to start): it blocks the page for at most 16 ms of packing (so it is not cancelled
-// midway: a cancel or timeout counts once it returns), and one that would pack for longer is given
-// up and run in the Worker.
+// Worker to start): it blocks the page for at most 16 ms of packing (50 ms the first time a tool
+// packs here, compiling its code) after reading its arguments, so it is not cancelled midway (a
+// cancel or timeout counts once it returns), and one that would pack for longer is given up and
+// run in the Worker.
 import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineCallHere, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
@@ -17,11 +18,12 @@ const SERVER_NAME = "megane-builder-client (offline)";
 // (nothing is applied), with this line.
 const CLOSED_ERROR = new Error("Cancelled: the offline tools were closed.");
 const closed = () => ({ ok: false, error: CLOSED_ERROR.message, cancelled: true });
-// Whether prepare() has run a call on the page's thread (see warmHere).
-let pageWarm = false;
 const cancelledOutcome = () => ({ ok: false, error: "Cancelled.", cancelled: true });
 // §6: a call that has not answered within its time limit (ms) fails with this outcome.
 const timedOutOutcome = (limit) => ({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true });
+
+// Whether a prepare() on this page has run its box on the page's thread (see warmHere).
+let pageWarm = false;
 
 // prepare()'s call: 5 water, the smallest call that runs what every call runs (the argument check,
 // the packing, the result's transfer and its reading on the page).
@@ -167,10 +169,10 @@ export function offlineTools(options = {}) {
   let queue = Promise.resolve();
 
   // A small call on the page's own thread (offlineCallHere: declined when it builds more than 200
-  // atoms, given up past 16 ms of packing, with nothing reported either way): its outcome, or
+  // atoms, given up past 16 or 50 ms of packing, with nothing reported either way): its outcome, or
   // null for the Worker. Its only report, its last, is passed on with the result (as the
   // Worker's path does for a quick call). The same time limit as in the Worker (§6), from
-  // `startedAt`, checked when it returns (it cannot be interrupted: it packs for 16 ms at most).
+  // `startedAt`, checked when it returns (it cannot be interrupted, and packs for 50 ms at most).
   function callHere(name, args, button, onProgress, limit, startedAt) {
     let last = null;
     let bytes;
@@ -216,9 +218,9 @@ export function offlineTools(options = {}) {
   // Starts the Worker ahead of a first call and runs one 5-water box through it (in the Worker,
   // though so small a call would run on the page's thread), then once on the page's thread, so
   // that a user's first call does not wait for the Worker, the package and V8's first compiles
-  // (~150 ms here; a 5-water call after it, ~1 ms). Opt-in, for a host that expects a call soon: a
-  // page that never calls a tool starts no Worker. Resolves to whether the warm-up call succeeded (never rejects);
-  // a failed one is not kept, so the next prepare() tries again.
+  // (~150 ms here; a 5-water call after it, ~1 ms). Opt-in, for a host that expects a call soon:
+  // a page that never calls a tool starts no Worker. Resolves to whether the warm-up call
+  // succeeded (never rejects); a failed one is not kept, so the next prepare() tries again.
   function prepare() {
     if (!prepared) {
       const made = generation;

@@ -17,9 +17,9 @@ pub const HERE_MAX_ATOMS: usize = 200;
 /// Worker: in 2 of 8 pages of 151 calls.)
 pub const HERE_MAX_MS: f64 = 16.0;
 
-/// [`HERE_MAX_MS`] for the first call on a thread, which also compiles the packer's code as it
-/// first runs it (10-40 ms in Chromium): at 16 ms that call was given up and repeated in the
-/// Worker, on 2 of 10 fresh pages.
+/// [`HERE_MAX_MS`] for a tool's first call on a thread that reaches its packing (or its chain's
+/// building), which also compiles that code as it first runs it (10-40 ms in Chromium): at 16 ms
+/// that call was given up and repeated in the Worker, on 2 of 10 fresh pages.
 pub const HERE_FIRST_MAX_MS: f64 = 50.0;
 
 /// Where an offline call runs.
@@ -46,7 +46,8 @@ pub(super) fn fits(place: Place, atoms: usize) -> Result<(), String> {
 
 /// The deadline of one call on the page's thread: [`HERE_MAX_MS`] (or [`HERE_FIRST_MAX_MS`]) from
 /// its first report. The caller asks at every report and heartbeat (the packer's come once per
-/// evaluation) and stops the call once it has passed.
+/// evaluation; the chain's builder reports at each unit it first reaches, so its backtracking,
+/// bounded by its budget, goes unchecked) and stops the call once it has passed.
 #[derive(Debug)]
 pub struct HereDeadline {
     limit_ms: f64,
@@ -55,7 +56,7 @@ pub struct HereDeadline {
 }
 
 impl HereDeadline {
-    /// A call's deadline; `first` for the first call on this thread.
+    /// A call's deadline; `first` for the tool's first call on this thread to reach a report.
     pub fn new(first: bool) -> Self {
         HereDeadline {
             limit_ms: if first {
@@ -65,6 +66,11 @@ impl HereDeadline {
             },
             from_ms: None,
         }
+    }
+
+    /// Whether the call has made its first report (its clock runs).
+    pub fn started(&self) -> bool {
+        self.from_ms.is_some()
     }
 
     /// A report at `now_ms`: whether the call has run past its deadline. A clock that reads NaN

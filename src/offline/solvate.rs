@@ -49,10 +49,15 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         .chunks_exact(3)
         .map(|p| [p[0], p[1], p[2]])
         .collect();
-    // The document alone may be too large for the page's thread: said before the free volume.
+    // Too large for the page's thread, said before the free volume is estimated: the document
+    // alone, or the least solvent it can take (the spheres' union is at most their sum).
     fits(place, fixed.len())?;
+    let spheres: f64 = exclusion_radii(&document).map(sphere_volume).sum();
+    let volume = lengths[0] * lengths[1] * lengths[2];
+    let least = solvent_count(density, (volume - spheres).max(0.0), solvent.molar_mass);
+    fits(place, least * solvent.template.elements.len() + fixed.len())?;
     let free = free_volume(&document, lengths, seed);
-    let count = (density * free * AVOGADRO_PER_A3 / solvent.molar_mass).round() as usize;
+    let count = solvent_count(density, free, solvent.molar_mass);
     if count == 0 {
         return Err("There is no room for solvent in this cell at this density; enlarge the cell or raise the density.".to_string());
     }
@@ -124,11 +129,7 @@ pub fn free_volume(document: &Structure, lengths: [f64; 3], seed: u64) -> f64 {
     if n == 0 {
         return volume;
     }
-    let radii: Vec<f64> = document
-        .elements
-        .iter()
-        .map(|&z| vdw_radius(z).unwrap_or(2.0))
-        .collect();
+    let radii: Vec<f64> = exclusion_radii(document).collect();
     let grid = SphereGrid::new(&document.positions, &radii, lengths);
     let per_atom = (VOLUME_SAMPLES / n).clamp(SAMPLES_PER_ATOM.0, SAMPLES_PER_ATOM.1);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_f00d);
@@ -159,9 +160,29 @@ pub fn free_volume(document: &Structure, lengths: [f64; 3], seed: u64) -> f64 {
                 uncovered += 1;
             }
         }
-        union += 4.0 / 3.0 * std::f64::consts::PI * r.powi(3) * uncovered as f64 / per_atom as f64;
+        union += sphere_volume(r) * uncovered as f64 / per_atom as f64;
     }
     (volume - union).max(0.0)
+}
+
+/// The radius (Å) of each document atom's sphere that solvent keeps out of: its van der Waals
+/// radius (2 Å where none is known).
+fn exclusion_radii(document: &Structure) -> impl Iterator<Item = f64> + '_ {
+    document
+        .elements
+        .iter()
+        .map(|&z| vdw_radius(z).unwrap_or(2.0))
+}
+
+/// Å³ of a sphere of radius `r` Å.
+fn sphere_volume(r: f64) -> f64 {
+    4.0 / 3.0 * std::f64::consts::PI * r.powi(3)
+}
+
+/// Solvent molecules of `molar_mass` g/mol at `density` g/cm³ in `free` Å³ (never fewer for more
+/// room).
+fn solvent_count(density: f64, free: f64, molar_mass: f64) -> usize {
+    (density * free * AVOGADRO_PER_A3 / molar_mass).round() as usize
 }
 
 /// Spheres bucketed in a periodic grid whose cells are at least the largest radius wide.

@@ -1,7 +1,6 @@
 //! The exported functions of the JavaScript API. Each is a thin wrapper: read the arguments
 //! (interop), call the contract core, convert the answer.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use js_sys::{Object, Uint8Array};
@@ -656,8 +655,9 @@ pub fn offline_call_here(
 /// A lower bound of the atoms an offline call builds, from its arguments as given (a few
 /// property reads, none of them converted): a large call is declined before its arguments (a
 /// solvate's whole document) are read into wasm and checked. The tools' own count
-/// ([`crate::offline::here`]) decides the rest. A value of the wrong type counts 0 (the tool then
-/// answers with its error).
+/// ([`crate::offline::here`]) decides the rest (`polymer_chain`'s units are capped by its schema
+/// at what the page takes anyway). A value of the wrong type counts 0 (the tool then answers with
+/// its error).
 fn atoms_at_least(name: &str, args: &JsValue) -> usize {
     let get = |v: &JsValue, key: &str| js_sys::Reflect::get(v, &JsValue::from_str(key)).ok();
     let number = |v: Option<JsValue>| {
@@ -665,23 +665,27 @@ fn atoms_at_least(name: &str, args: &JsValue) -> usize {
             .filter(|n| n.is_finite() && *n > 0.0)
             .map_or(0, |n| n.min(usize::MAX as f64) as usize)
     };
+    let length = |v: &JsValue, key: &str| number(get(v, key).and_then(|a| get(&a, "length")));
     match name {
-        // One atom at least per molecule.
-        "liquid_box" => get(args, "components")
-            .filter(js_sys::Array::is_array)
-            .map_or(0, |c| {
-                js_sys::Array::from(&c)
-                    .iter()
-                    .map(|component| number(get(&component, "count")))
-                    .fold(0usize, usize::saturating_add)
-            }),
-        "solvate" => number(
-            get(args, "document")
-                .and_then(|d| get(&d, "elements"))
-                .and_then(|e| get(&e, "length")),
-        ),
-        // One atom at least per unit.
-        "polymer_chain" => number(get(args, "length")),
+        // At least one atom per molecule (a molecule has one), read until past the page's limit.
+        "liquid_box" => {
+            let Some(components) = get(args, "components").filter(js_sys::Array::is_array) else {
+                return 0;
+            };
+            let components = components.unchecked_ref::<js_sys::Array>();
+            let mut atoms = 0usize;
+            for i in 0..components.length() {
+                atoms = atoms.saturating_add(number(get(&components.get(i), "count")));
+                if atoms > crate::offline::HERE_MAX_ATOMS {
+                    break;
+                }
+            }
+            atoms
+        }
+        // The document's atoms, by either list.
+        "solvate" => get(args, "document").map_or(0, |d| {
+            length(&d, "elements").max(length(&d, "positions") / 3)
+        }),
         _ => 0,
     }
 }
@@ -703,11 +707,14 @@ fn run_offline(
         // Held: only the last report reaches the host, with the result (the page's thread is
         // blocked meanwhile and cannot show any), and none of a call given up.
         Place::Here => Reporting::Here {
-            deadline: HereDeadline::new(!HERE_ANSWERED.with(Cell::get)),
+            deadline: HereDeadline::new(
+                !HERE_STARTED.with(|started| started.borrow().iter().any(|t| t == name)),
+            ),
             last: None,
         },
     };
-    PROGRESS.with(|slot| *slot.borrow_mut() = Some((callback, reporting)));
+    // A call made from within another's progress callback has the slot to itself meanwhile.
+    let outer = PROGRESS.with(|slot| slot.replace(Some((callback, reporting))));
     let past_deadline = AtomicBool::new(false);
     let report = |fraction: f64, message: &str| {
         let (pass, passed) = PROGRESS.with(|slot| {
@@ -746,17 +753,25 @@ fn run_offline(
         Place::Worker => Some(crate::offline::call_tool_transfer(name, &args, &control)),
         Place::Here => crate::offline::call_tool_here(name, &args, &control),
     };
-    if let Some((Some(f), reporting)) = PROGRESS.with(|slot| slot.borrow_mut().take()) {
+    if let Some((f, reporting)) = PROGRESS.with(|slot| slot.replace(outer)) {
         let last = match reporting {
             Reporting::Paced(mut pace) => pace.finish().map(|(fr, m)| (fr, m.to_string())),
-            Reporting::Here { last, .. } => last.filter(|_| bytes.is_some()),
+            Reporting::Here { last, deadline } => {
+                // The tool's code has run here now (its first report came): compiled.
+                if deadline.started() {
+                    HERE_STARTED.with(|started| {
+                        let mut started = started.borrow_mut();
+                        if !started.iter().any(|t| t == name) {
+                            started.push(name.to_string());
+                        }
+                    });
+                }
+                last.filter(|_| bytes.is_some())
+            }
         };
-        if let Some((fraction, message)) = last {
+        if let (Some(f), Some((fraction, message))) = (f, last) {
             call_progress(&f, fraction, &message, true);
         }
-    }
-    if place == Place::Here && bytes.is_some() {
-        HERE_ANSWERED.with(|answered| answered.set(true));
     }
     Ok(bytes)
 }
@@ -825,6 +840,7 @@ thread_local! {
     /// atomic), so it needs no `unsafe impl Sync` on a JS function; a call from any other thread
     /// finds nothing here and does nothing.
     static PROGRESS: std::cell::RefCell<Option<(Option<js_sys::Function>, Reporting)>> = const { std::cell::RefCell::new(None) };
-    /// Whether a call on this thread has been answered here ([`HereDeadline::new`]'s `first`).
-    static HERE_ANSWERED: Cell<bool> = const { Cell::new(false) };
+    /// The offline tools whose code has run on this thread in a call here (a call reached its
+    /// first report): their next calls get [`HereDeadline::new`]'s shorter deadline.
+    static HERE_STARTED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }

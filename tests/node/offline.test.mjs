@@ -105,11 +105,14 @@ test("a small call runs on the page's thread with the Worker's structure; a larg
     // A call whose arguments show it is too large is declined before they are read (so before
     // they are checked: these are no molecule), one that may fit is answered (here, the error).
     const { offlineCallHere } = window.pkg;
+    // Given up on the page (liquid_box has run here before: a 16 ms deadline), it reports nothing.
+    const directReports = [];
+    const givenUp = offlineCallHere("liquid_box", slowArgs, (f, m, last) => directReports.push([f, m, last])) === undefined;
     const bad = (count) => ({ components: [{ molecule: "not a molecule", count }], seed: 1 });
     const declinedUnread = offlineCallHere("liquid_box", bad(1000), null) === undefined;
     const answeredError = offlineCallHere("liquid_box", bad(5), null) instanceof Uint8Array;
     return {
-      slowProgress, declinedUnread, answeredError,
+      slowProgress, declinedUnread, answeredError, givenUp, directReports,
       hereOk: here.ok, hereMs, threadsAfterSmall, progress, same: json(here) === json(there), atoms: here.result?.atomCount,
       largerOk: larger.ok, threadsAfterLarger,
       slowOk: slow.ok, slowThreads, slowSame: json(slow) === json(slowThere),
@@ -126,10 +129,12 @@ test("a small call runs on the page's thread with the Worker's structure; a larg
   assert.equal(outcome.slowOk, true);
   assert.equal(outcome.slowThreads, 1, "a call past 16 ms on the page is run in the Worker");
   assert.ok(outcome.slowSame, "the Worker's run of a call given up on the page is the one it gives itself");
-  // The page's attempt reported nothing: the reports are the Worker's, in order, to the writing.
+  // The reports are the Worker's, in order, to the writing; the page's attempt reported nothing.
   const fractions = outcome.slowProgress.map(([f]) => f);
   assert.deepEqual(fractions, [...fractions].sort((a, b) => a - b), JSON.stringify(outcome.slowProgress));
   assert.deepEqual(outcome.slowProgress.at(-1), [1, "writing 192 atoms"]);
+  assert.equal(outcome.givenUp, true);
+  assert.deepEqual(outcome.directReports, []);
   assert.equal(outcome.declinedUnread, true);
   assert.equal(outcome.answeredError, true);
   console.log(`5 water on the page's thread: ${outcome.hereMs.toFixed(1)} ms`);
