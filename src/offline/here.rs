@@ -3,7 +3,7 @@
 //! 5-water call took through it), and a first call need not wait for the Worker to start
 //! (~150 ms); but the page's thread must not stall. So a call runs there
 //! ([`super::call_tool_here`]) only when the structure it builds has at most [`HERE_MAX_ATOMS`]
-//! atoms (each tool checks it, [`fits`], where it checks Builder's own limit, before packing) and
+//! atoms (each tool checks it, `fits`, where it checks Builder's own limit, before packing) and
 //! only for [`HERE_MAX_MS`] of packing ([`HereDeadline`]); otherwise it runs again in the Worker,
 //! where the same seed gives the same structure. Sans-I/O: the caller reads the clock.
 

@@ -66,8 +66,8 @@ pub fn call_tool_transfer(name: &str, arguments: &Value, control: &PackControl) 
 /// [`call_tool_transfer`] on the calling thread (the page's), for a small call: `None` when the
 /// structure would exceed [`HERE_MAX_ATOMS`] atoms (declined before packing, and a solvate
 /// before its free volume) or when the call was cancelled through `control` (the caller's
-/// deadline, [`here::HERE_MAX_MS`]); the caller then runs it
-/// in the Worker. Otherwise the same bytes as [`call_tool_transfer`], tool errors included.
+/// deadline, [`here::HERE_MAX_MS`]); the caller then runs it in the Worker. Otherwise the same
+/// bytes as [`call_tool_transfer`], tool errors included.
 pub fn call_tool_here(name: &str, arguments: &Value, control: &PackControl) -> Option<Vec<u8>> {
     let outcome = run_tool(name, arguments, control, Place::Here);
     let cancelled = control.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
