@@ -240,13 +240,9 @@ export function offlineTools(options = {}) {
   function warmHere() {
     if (pageWarm) return;
     pageWarm = true;
-    try {
-      const button = toolbox.buttons.find((b) => b.name === "liquid_box");
-      const bytes = offlineCallHere("liquid_box", WARM_UP_ARGS, null);
-      if (bytes) interpretOfflineCall(button, bytes).result?.free?.();
-    } catch {
-      // A warm-up that fails changes nothing: the call it would have sped up still runs.
-    }
+    // callHere catches every failure: a warm-up that fails changes nothing.
+    const button = toolbox.buttons.find((b) => b.name === "liquid_box");
+    callHere("liquid_box", WARM_UP_ARGS, button, null, Infinity, performance.now())?.result?.free?.();
   }
 
   // `inWorker`: prepare()'s call; `made`: the generation the call was made in (close() since ends it).

@@ -50,8 +50,7 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         .map(|p| [p[0], p[1], p[2]])
         .collect();
     // Too large for the page's thread, said before the free volume is estimated: the document
-    // alone, or the least solvent it can take (the spheres' union is at most their sum).
-    fits(place, fixed.len())?;
+    // with the least solvent it can take (the spheres' union is at most their sum).
     let spheres: f64 = exclusion_radii(&document).map(sphere_volume).sum();
     let volume = lengths[0] * lengths[1] * lengths[2];
     let least = solvent_count(density, (volume - spheres).max(0.0), solvent.molar_mass);
