@@ -7,7 +7,7 @@
 //! 20) calls, and for chains the non-bonded contacts below the bound (brute force, f32-rounded),
 //! which must be 0. The wasm figures come from `benches/pack_wasm/run.mjs`; packmol's from
 //! `scripts/bench-pack.sh` / `bench-pack-wasm.sh` in the same run; the reference server's
-//! `polymer_chain` times are in `../shared/fixtures/reference-server/http-polymer/`.
+//! `polymer_chain` times are in `tests/fixtures/reference-server/http-polymer/`.
 
 use std::time::Instant;
 
@@ -72,7 +72,7 @@ fn contacts(structure: &Value) -> usize {
 
 fn main() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let shared = format!("{root}/../shared/fixtures");
+    let shared = format!("{root}/tests/fixtures");
     let smoke = !std::env::args().any(|a| a == "--bench");
     let repeat: usize = std::env::var("OFFLINE_BENCH_REPEAT")
         .ok()

@@ -1,5 +1,5 @@
 //! Packing benchmark: our `pack::pack` vs molpack 0.4.0 (same run, same inputs)
-//! on the packmol baseline cases (see ../shared/bench/packmol-baseline/README.md)
+//! on the packmol baseline cases (see benches/packmol-baseline/README.md)
 //! and the small cases of the wasm bench (benches/pack_wasm/cases.mjs, packmol through
 //! benches/pack_wasm/packmol_small.py): `t5w` 5 water and `t5c` 5 chloroform at
 //! 1 g/cm³, `sala` alanine dipeptide fixed at the centre of a 20 Å cell with 263
@@ -15,7 +15,7 @@
 //!   engine's runs are repeated (while under 2 s in total) and averaged,
 //! - `PACK_BENCH_MAXIT` (default 20 000): our iteration budget,
 //! - `PACK_BENCH_SEEDS` (default `1`), `PACK_BENCH_MOLPACK=0` to skip molpack,
-//! - `PACK_MOLECULES` (default `<crate>/../shared/fixtures/molecules`),
+//! - `PACK_MOLECULES` (default `<crate>/tests/fixtures/molecules`),
 //! - `PACK_BENCH_OUT` (default `<crate>/target/bench-pack`): Structure JSON per
 //!   run, judged with `python3 ../shared/tools/check_packing.py` (`PACK_CHECKER`).
 //!
@@ -336,7 +336,7 @@ fn main() {
         // `cargo test --benches` (dev profile, no `--bench` flag): a quick smoke run only.
         let dir = std::env::var("PACK_MOLECULES")
             .map(PathBuf::from)
-            .unwrap_or_else(|_| root.join("../shared/fixtures/molecules"));
+            .unwrap_or_else(|_| root.join("tests/fixtures/molecules"));
         let w = read_mol(&dir.join("water.mol"));
         let l = side(200.0 * tmass(&w), 1.0);
         let p = PackProblem {
@@ -357,7 +357,7 @@ fn main() {
     }
     let mol_dir = std::env::var("PACK_MOLECULES")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| root.join("../shared/fixtures/molecules"));
+        .unwrap_or_else(|_| root.join("tests/fixtures/molecules"));
     let out = std::env::var("PACK_BENCH_OUT")
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("target/bench-pack"));

@@ -130,7 +130,7 @@ fn components(case: &str) -> Vec<(&'static str, usize)> {
 
 fn molecule(root: &Path, name: &str) -> Value {
     let shared = root
-        .join("../shared/fixtures/molecules")
+        .join("tests/fixtures/molecules")
         .join(format!("{name}.mol"));
     let local = root.join("tests/fixtures").join(format!("{name}.mol"));
     let path = if shared.exists() { shared } else { local };

@@ -9,7 +9,7 @@ use megane_builder_client::contract::values::{
 };
 use serde_json::{json, Value};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 fn read(relative: &str) -> String {
     std::fs::read_to_string(format!("{SHARED}/{relative}")).unwrap()

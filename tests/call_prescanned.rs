@@ -20,9 +20,9 @@ use megane_builder_client::mcp::{CallOptions, Event, ExchangeId, OpId, OpResult}
 use serde_json::Value;
 
 const RECORDED: [&str; 3] = [
-    include_str!("../../shared/fixtures/megane-recorded/call-liquid_box.json"),
-    include_str!("../../shared/fixtures/megane-recorded/call-solvate.json"),
-    include_str!("../../shared/fixtures/megane-recorded/call-polymer_chain.json"),
+    include_str!("fixtures/megane-recorded/call-liquid_box.json"),
+    include_str!("fixtures/megane-recorded/call-solvate.json"),
+    include_str!("fixtures/megane-recorded/call-polymer_chain.json"),
 ];
 
 fn marker() -> Marker {

@@ -7,7 +7,7 @@ use megane_builder_client::contract::form::Control;
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse};
 use serde_json::{json, Value};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 fn read_json(relative: &str) -> Value {
     let path = format!("{SHARED}/{relative}");

@@ -10,8 +10,8 @@ use megane_builder_client::contract::values::{
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-const TOOLS_LIST: &str = include_str!("../../shared/fixtures/megane-recorded/tools-list.json");
-const WATER: &str = include_str!("../../shared/fixtures/molecules/water.mol");
+const TOOLS_LIST: &str = include_str!("fixtures/megane-recorded/tools-list.json");
+const WATER: &str = include_str!("fixtures/molecules/water.mol");
 
 /// Arbitrary JSON biased towards the keywords and shapes a tool list uses.
 fn arb_json() -> impl Strategy<Value = Value> {

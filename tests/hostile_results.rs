@@ -18,11 +18,11 @@ use serde_json::{json, Value};
 
 const LIQUID_BOX: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/megane-recorded/call-liquid_box.json"
+    "/tests/fixtures/megane-recorded/call-liquid_box.json"
 ));
 const SOLVATE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/megane-recorded/call-solvate.json"
+    "/tests/fixtures/megane-recorded/call-solvate.json"
 ));
 
 fn marker(apply: Apply) -> Marker {
@@ -910,7 +910,7 @@ proptest! {
 
 const CAFFEINE: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/molecules/caffeine.mol"
+    "/tests/fixtures/molecules/caffeine.mol"
 ));
 
 proptest! {

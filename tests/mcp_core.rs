@@ -1,5 +1,5 @@
 //! The sans-I/O core replayed against the recorded reference-server exchanges
-//! (`../shared/fixtures/reference-server/http-*/`): each scenario drives `Client`, checks every request
+//! (`tests/fixtures/reference-server/http-*/`): each scenario drives `Client`, checks every request
 //! it asks for against the recorded request, and answers it with the recorded response (status, headers
 //! and body), whole, byte by byte and in pseudo-random chunks. The only change made to a recorded body is
 //! the JSON-RPC id and progress token, replaced by the ones our client chose. Bodies made by hand appear

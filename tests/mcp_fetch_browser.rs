@@ -31,7 +31,7 @@ fn client(url: Option<&str>, protocol: ProtocolChoice) -> FetchClient {
 fn polymer() -> Value {
     serde_json::from_str(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/megane-recorded/call-polymer_chain.json"
+        "/tests/fixtures/megane-recorded/call-polymer_chain.json"
     )))
     .unwrap()
 }
@@ -115,7 +115,7 @@ async fn a_scanned_json_answer_is_replayed_when_the_scanner_declines() {
     c.connect().await.unwrap();
     let rec: Value = serde_json::from_str(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/megane-recorded/call-liquid_box.json"
+        "/tests/fixtures/megane-recorded/call-liquid_box.json"
     )))
     .unwrap();
     let scan = CallOptions {

@@ -20,21 +20,21 @@ fn recorded(text: &str) -> Value {
 fn tools_list() -> Value {
     recorded(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/megane-recorded/tools-list.json"
+        "/tests/fixtures/megane-recorded/tools-list.json"
     )))
 }
 
 fn polymer() -> Value {
     recorded(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/megane-recorded/call-polymer_chain.json"
+        "/tests/fixtures/megane-recorded/call-polymer_chain.json"
     )))
 }
 
 fn liquid_box() -> Value {
     recorded(include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/fixtures/megane-recorded/call-liquid_box.json"
+        "/tests/fixtures/megane-recorded/call-liquid_box.json"
     )))
 }
 

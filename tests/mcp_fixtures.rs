@@ -1,4 +1,4 @@
-//! Shared loader for the recorded reference-server exchanges (`../shared/fixtures/reference-server/`),
+//! Shared loader for the recorded reference-server exchanges (`tests/fixtures/reference-server/`),
 //! included by the `mcp_*` test files with `#[path]`. It is also compiled as a test crate of its own,
 //! with no tests.
 #![cfg(not(target_arch = "wasm32"))]
@@ -91,7 +91,7 @@ impl Recorded {
 }
 
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/reference-server")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference-server")
 }
 
 fn header_pair(line: &str) -> Option<(String, String)> {

@@ -35,7 +35,7 @@ fn manifest() -> PathBuf {
 }
 
 fn recorded_dir() -> PathBuf {
-    manifest().join("../shared/fixtures/megane-recorded")
+    manifest().join("tests/fixtures/megane-recorded")
 }
 
 fn recorded(name: &str) -> Value {

@@ -1,4 +1,4 @@
-//! Megane Builder's tool seam on the recorded megane fixtures (`../shared/fixtures/megane-recorded`):
+//! Megane Builder's tool seam on the recorded megane fixtures (`tests/fixtures/megane-recorded`):
 //! the listing and its fields, interpreting a raw call without a tool, the snapshot, residue
 //! labels, insert ops, fragment ids and names, and the §6 line of a failed call.
 #![cfg(not(target_arch = "wasm32"))]
@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 const RECORDED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/fixtures/megane-recorded"
+    "/tests/fixtures/megane-recorded"
 );
 
 fn recorded(file: &str) -> Value {

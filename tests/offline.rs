@@ -16,7 +16,7 @@ use megane_builder_client::offline::{call_tool, definitions};
 use megane_builder_client::pack::PackControl;
 use serde_json::{json, Value};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 fn molblock(name: &str) -> String {
     std::fs::read_to_string(format!("{SHARED}/molecules/{name}.mol")).unwrap()

@@ -17,7 +17,7 @@ const NA: f64 = 0.602214076;
 /// Minimal V2000 reader for the fixtures (atoms block only).
 fn read_mol(name: &str) -> Template {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/molecules")
+        .join("tests/fixtures/molecules")
         .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let lines: Vec<&str> = text.lines().collect();
@@ -314,7 +314,7 @@ fn infeasible_tolerance_is_refused_with_one_line() {
 
 #[test]
 fn packing_fraction_matches_the_baseline_report() {
-    // ../shared/bench/packmol-baseline/README.md: 1000 water at 1.0 g/cm³:
+    // benches/packmol-baseline/README.md: 1000 water at 1.0 g/cm³:
     // eta 0.33 (2.0 Å), 0.57 (2.5 Å), 0.76 (2.8 Å).
     let w = read_mol("water.mol");
     let l = cube_for_density(&[(w.clone(), 1000)], 1.0);

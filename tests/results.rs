@@ -14,7 +14,7 @@ use megane_builder_client::contract::result::{
 use megane_builder_client::contract::structure::Structure;
 use serde_json::{json, Value};
 
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -458,7 +458,7 @@ fn a_refusal_is_the_tools_is_error_or_invalid_params_only() {
     let recorded: Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../shared/fixtures/megane-recorded/call-liquid_box.json"
+            "/tests/fixtures/megane-recorded/call-liquid_box.json"
         ))
         .unwrap(),
     )

@@ -12,7 +12,7 @@ use megane_builder_client::contract::values::{
 use serde_json::{json, Value};
 
 const SAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/www/samples");
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures");
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
 /// The page's library, in the page's order (`LIBRARY` in www/js/main.js).
 const PAGE_LIBRARY: [&str; 8] = [

@@ -498,7 +498,7 @@ mod tests {
         assert_eq!(parse_molblock(&text).unwrap(), m);
     }
 
-    const MOLECULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/fixtures/molecules");
+    const MOLECULES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/molecules");
 
     /// (file, atoms, bonds, molar mass g/mol) from fixtures/molecules/README.md.
     const TABLE: [(&str, usize, usize, f64); 7] = [

@@ -1,6 +1,6 @@
 //! Differential test of the bytes path's Structure reader (issue 10): the scanner
 //! (`megane-structure-scan`, tried first) against the serde visitor (the exact reader, which
-//! every refusal comes from), over every recorded fixture in `../shared/fixtures`, every file
+//! every refusal comes from), over every recorded fixture in `tests/fixtures`, every file
 //! of the committed fuzz corpus of the `result` target, and hostile numbers and shapes.
 //!
 //! For each input: when the scanner's read succeeds, the visitor's read succeeds with the same
@@ -244,7 +244,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 fn scanner_agrees_with_the_visitor_on_every_fixture_and_corpus_file() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
-    files_under(&root.join("../shared/fixtures"), &mut files);
+    files_under(&root.join("tests/fixtures"), &mut files);
     let fixtures = files.len();
     files_under(&root.join("fuzz/corpus/result"), &mut files);
     assert!(

@@ -9,15 +9,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
-import { ROOT, SHARED } from "./harness.mjs";
+import { ROOT, FIXTURES } from "./harness.mjs";
 
 let pkg, button, args;
 before(async () => {
   pkg = await import(join(ROOT, "pkg", "megane_builder_client.js"));
   await pkg.default({ module_or_path: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
-  const recorded = JSON.parse(readFileSync(join(SHARED, "fixtures/megane-recorded/tools-list.json"), "utf8")).tools;
+  const recorded = JSON.parse(readFileSync(join(FIXTURES, "megane-recorded/tools-list.json"), "utf8")).tools;
   button = pkg.parseToolList({ tools: recorded }).buttons.find((b) => b.name === "solvate");
-  const water = readFileSync(join(SHARED, "fixtures/molecules/water.mol"), "utf8");
+  const water = readFileSync(join(FIXTURES, "molecules/water.mol"), "utf8");
   const context = { document: waterBox(30), documentEditable: true, selection: [], library: [{ name: "water", molblock: water }], randomSeed: 7 };
   const built = pkg.buildArguments(button, pkg.initialValues(button, context), context);
   assert.ok(built.ok, JSON.stringify(built.errors));

@@ -7,10 +7,11 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-export const SHARED = join(ROOT, "..", "shared");
+/** The recorded wire data and molecules the tests read (tests/fixtures, see its README). */
+export const FIXTURES = join(ROOT, "tests", "fixtures");
 
 export function molblock(name) {
-  return readFileSync(join(SHARED, "fixtures", "molecules", `${name}.mol`), "utf8");
+  return readFileSync(join(FIXTURES, "molecules", `${name}.mol`), "utf8");
 }
 
 /** Starts scripts/serve.py on a free port; resolves to {url, stop}. */

@@ -2,17 +2,17 @@
 // Python SDK peer (tests/peers/builder_peer.py) on 127.0.0.1 with a token: a `#tools=` link →
 // connectToolServer; the listing's fields rendered; liquid_box with progress → structureToSnapshot;
 // solvate → insertOps pushed onto a document model as one undo step; cancel; a wrong token; a plain
-// tool and a contract-2 tool. Then every pure helper on ../shared/fixtures/megane-recorded, the
+// tool and a contract-2 tool. Then every pure helper on tests/fixtures/megane-recorded, the
 // lazy load (retried after a failure), and the core-API fixes the entry relies on. The page imports
 // only /pkg/megane.js (the core API only where a test checks a core fix).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "megane-seam-token-4b1f";
-const RECORDED = join(SHARED, "fixtures", "megane-recorded");
+const RECORDED = join(FIXTURES, "megane-recorded");
 const WASM = "/pkg/megane_builder_client_bg.wasm";
 let web, browser, peer, peerUrl;
 const errors = [];

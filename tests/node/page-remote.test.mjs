@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "page-token-5d2e";
-const RECORDED = join(SHARED, "fixtures", "megane-recorded");
+const RECORDED = join(FIXTURES, "megane-recorded");
 const SHOTS = join(ROOT, "artifacts", "screenshots");
 let web, browser, page, peer, peerUrl;
 const errors = [];

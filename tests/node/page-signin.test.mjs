@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
 import { startAuthorizationServer } from "./authorization-server.mjs";
 
-const RECORDED = join(SHARED, "fixtures", "megane-recorded");
+const RECORDED = join(FIXTURES, "megane-recorded");
 const resources = [];
 let web, as, peer, peerUrl, browser, context, page;
 const errors = [];

@@ -6,10 +6,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "peer-token-e2e-71c3";
-const RECORDED = join(SHARED, "fixtures", "megane-recorded");
+const RECORDED = join(FIXTURES, "megane-recorded");
 let web, browser, page, peer, peerUrl;
 const errors = [];
 

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { test } from "node:test";
-import { ROOT, SHARED } from "./harness.mjs";
+import { ROOT, FIXTURES } from "./harness.mjs";
 import { syntheticLiquidBox } from "../../benches/result_bench/synthetic.js";
 
 const WATERS = 50000;
@@ -31,7 +31,7 @@ for (const framing of ["JSON", "SSE"]) {
     // A fresh instance of the package (its own wasm memory) per framing.
     const pkg = await import(`${pathToFileURL(join(ROOT, "pkg", "megane_builder_client.js")).href}?${framing}`);
     const wasm = await pkg.default({ module_or_path: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
-    const tools = JSON.parse(readFileSync(join(SHARED, "fixtures/megane-recorded/tools-list.json"), "utf8"));
+    const tools = JSON.parse(readFileSync(join(FIXTURES, "megane-recorded/tools-list.json"), "utf8"));
     const button = pkg.parseToolList(tools).buttons.find((b) => b.name === "liquid_box");
     const { text, atoms } = syntheticLiquidBox(12345, [], WATERS);
     const body = new TextEncoder().encode(
@@ -96,7 +96,7 @@ for (const framing of ["JSON", "SSE", "SSE, declined"]) {
   test(`a streamed ${framing} call ${what}`, async () => {
     const pkg = await import(`${pathToFileURL(join(ROOT, "pkg", "megane_builder_client.js")).href}?call-${framing}`);
     const wasm = await pkg.default({ module_or_path: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
-    const tools = JSON.parse(readFileSync(join(SHARED, "fixtures/megane-recorded/tools-list.json"), "utf8"));
+    const tools = JSON.parse(readFileSync(join(FIXTURES, "megane-recorded/tools-list.json"), "utf8"));
     const button = pkg.parseToolList(tools).buttons.find((b) => b.name === "liquid_box");
     const { text, atoms } = syntheticLiquidBox(12345, [], WATERS);
     // Declined by the scan: the first name escaped (the same value).

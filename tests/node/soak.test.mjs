@@ -8,10 +8,10 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, SHARED, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, openPage, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "peer-token-soak-5e1d";
-const RECORDED = join(SHARED, "fixtures", "megane-recorded");
+const RECORDED = join(FIXTURES, "megane-recorded");
 const SEQUENTIAL = Number(process.env.SOAK_CALLS ?? 1000);
 const ROUNDS = 5;
 const CONCURRENT = 20;

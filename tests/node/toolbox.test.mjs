@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, test } from "node:test";
-import { ROOT, SHARED } from "./harness.mjs";
+import { ROOT, FIXTURES } from "./harness.mjs";
 
 let pkg;
 before(async () => {
@@ -15,7 +15,7 @@ before(async () => {
   await pkg.default({ module_or_path: readFileSync(join(ROOT, "pkg", "megane_builder_client_bg.wasm")) });
 });
 
-const recorded = JSON.parse(readFileSync(join(SHARED, "fixtures/megane-recorded/tools-list.json"), "utf8")).tools;
+const recorded = JSON.parse(readFileSync(join(FIXTURES, "megane-recorded/tools-list.json"), "utf8")).tools;
 const MARKER = "io.github.megane-labs/builder";
 const marked = (extra = {}) => ({ [MARKER]: { contract: 1, apply: "new_document", ...extra } });
 /** The same tool with a prototype other than Object.prototype: same JSON, general way. */

@@ -12,7 +12,7 @@ Cancellations the server saw are logged to stderr and listed by `GET /peer/cance
 CORS like the rest), so a test can check that a cancel reached the server.
 
     python builder_peer.py --port 18790 --token T --allow-origin http://127.0.0.1:8000 \
-        --fixtures ../shared/fixtures/megane-recorded [--stateless] [--modern] [--json-response]
+        --fixtures tests/fixtures/megane-recorded [--stateless] [--modern] [--json-response]
 
 --oauth-issuer ISSUER protects /mcp with the MCP authorization flow instead of --token, through the SDK's own
 auth support (`AuthSettings`, protected resource metadata naming ISSUER, `WWW-Authenticate` with

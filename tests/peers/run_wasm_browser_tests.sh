@@ -7,7 +7,7 @@ set -eu
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 py="$root/.venv/bin/python"
 peer="$root/tests/peers/builder_peer.py"
-fixtures="$root/../shared/fixtures/megane-recorded"
+fixtures="$root/tests/fixtures/megane-recorded"
 free_port() { "$py" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 pids=""
 trap 'for p in $pids; do kill "$p" 2>/dev/null || true; done' EXIT INT TERM

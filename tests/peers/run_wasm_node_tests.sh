@@ -6,7 +6,7 @@ set -eu
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 port="$("$root/.venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 "$root/.venv/bin/python" "$root/tests/peers/builder_peer.py" --port "$port" --token live-token-5d1e \
-    --allow-origin http://127.0.0.1:8000 --fixtures "$root/../shared/fixtures/megane-recorded" \
+    --allow-origin http://127.0.0.1:8000 --fixtures "$root/tests/fixtures/megane-recorded" \
     --step-seconds 0.3 --announce-tools-changed &
 peer=$!
 trap 'kill "$peer" 2>/dev/null || true' EXIT INT TERM
