@@ -21,7 +21,7 @@ use megane_builder_client::contract::values::{
     build_arguments, initial_values, FormContext, LibraryMolecule,
 };
 use megane_builder_client::mcp::body::{BodyError, BodyReader};
-use megane_builder_client::mcp::endpoint::{redirect_host, Endpoint};
+use megane_builder_client::mcp::endpoint::{display_url, redirect_host, Endpoint};
 use megane_builder_client::mcp::errors::{error_body_text, http_failure, http_status, McpError};
 use megane_builder_client::mcp::headers::{body_kind, media_type};
 use megane_builder_client::mcp::jsonrpc::{error_in_body, parse_body};
@@ -417,6 +417,18 @@ pub fn server_url(data: &[u8]) {
     let (location, current) = url.split_once(' ').unwrap_or((&url, "127.0.0.1"));
     let host = redirect_host(location, current);
     assert!(!host.contains(['\n', '\r']), "redirect host: {host:?}");
+    // A URL as a message shows it: one line, no query, no fragment, no user info.
+    let shown = display_url(&url);
+    assert!(is_one_line(&shown), "shown url: {shown:?}");
+    assert!(!shown.contains(['?', '#']), "shown url: {shown:?}");
+    let scheme = shown.split_once("://").filter(|(s, _)| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let after_scheme = scheme.map_or(shown.as_str(), |(_, rest)| rest);
+    let authority = after_scheme.split(['/', '\\']).next().unwrap_or("");
+    assert!(!authority.contains('@'), "shown url: {shown:?}");
 }
 
 /// The offline Worker's transfer as the page reads it (`offline::transfer`, issue 12): any bytes,

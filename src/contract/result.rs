@@ -30,7 +30,7 @@ use super::structure::{
     at_path, read_placed, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
     SPLICE_MARK,
 };
-use super::text::{excerpt, one_line};
+use super::text::{excerpt, message_block, one_line};
 use crate::mcp::sse::{DataTap, SseDecoder, SseEvent};
 use megane_structure_scan::{CallStream, Streamed};
 
@@ -745,25 +745,87 @@ fn server_failed(error: &RpcError) -> String {
 /// §6: the line shown for a tool error (`isError`) that gives no text.
 pub const BARE_TOOL_ERROR: &str = "The tool reported an error.";
 
-/// §6: the first line of the first text content item, without the SDK's
-/// `Error executing tool <name>: ` prefix (for any one-word name when the tool is not known).
-fn tool_error_line(tool_name: Option<&str>, content: &[ContentItem]) -> String {
-    let first_text = content.iter().find_map(|item| item.text.as_deref());
-    let line = one_line(first_text.unwrap_or(""));
+/// §6: the tool's own message in an `isError` result: the first text content item (`type` `text`,
+/// or no `type`), without the SDK's `Error executing tool <name>: ` prefix (for any one-word name
+/// when the tool is not known); not yet sanitised.
+fn tool_message<'a>(tool_name: Option<&str>, content: &'a [ContentItem]) -> &'a str {
+    let text = content
+        .iter()
+        .find(|item| item.text.is_some() && item.kind.as_deref().is_none_or(|k| k == "text"))
+        .and_then(|item| item.text.as_deref())
+        .unwrap_or("")
+        .trim_start();
     let stripped = match tool_name {
-        Some(name) => line.strip_prefix(&format!("Error executing tool {name}: ")),
-        None => line
+        Some(name) => text.strip_prefix(&format!("Error executing tool {name}: ")),
+        None => text
             .strip_prefix("Error executing tool ")
             .and_then(|rest| rest.split_once(": "))
             .filter(|(name, _)| !name.is_empty() && !name.contains(char::is_whitespace))
             .map(|(_, text)| text),
     };
-    let line = stripped.map(str::to_string).unwrap_or(line);
+    stripped.unwrap_or(text)
+}
+
+/// §6: the one line shown for a tool error: the first line of the tool's message
+/// ([`tool_message`], [`one_line`]), else [`BARE_TOOL_ERROR`].
+fn tool_error_line(tool_name: Option<&str>, content: &[ContentItem]) -> String {
+    let line = one_line(tool_message(tool_name, content));
     if line.is_empty() {
         BARE_TOOL_ERROR.to_string()
     } else {
         line
     }
+}
+
+/// §6: a tool error's whole message as Megane Builder shows it (its first text block, trimmed;
+/// [`message_block`]: controls and direction overrides out, at most 20 lines and 2 000
+/// characters), else [`BARE_TOOL_ERROR`].
+fn tool_error_block(tool_name: Option<&str>, content: &[ContentItem]) -> String {
+    let block = message_block(tool_message(tool_name, content));
+    if block.is_empty() {
+        BARE_TOOL_ERROR.to_string()
+    } else {
+        block
+    }
+}
+
+/// What a response the interpretation refused is (§6), for a host that words each kind its own
+/// way (Megane Builder: `contract::seam::builder_failure`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A JSON-RPC error: the interpretation's line is `The server failed: <first line>`.
+    ServerFailed,
+    /// The tool's own error (`isError`), with its whole message ([`tool_error_block`]).
+    ToolError {
+        /// The tool's message: trimmed, sanitised, bounded; never empty.
+        message: String,
+    },
+    /// The result itself cannot be used: not a valid BuilderResult (§5, §5.1), too large, not
+    /// JSON.
+    InvalidResult,
+}
+
+/// §6: the kind of a `tools/call` response (JSON: a bare `CallToolResult` or a JSON-RPC
+/// envelope) that the interpretation refused, read again leniently (only `content`, `isError`,
+/// `result` and `error`; `structuredContent` skipped), in the interpretation's order: a JSON-RPC
+/// error, then `isError`, else an invalid result.
+pub fn failure_kind(bytes: &[u8], tool_name: Option<&str>) -> FailureKind {
+    let Ok(probe) = serde_json::from_slice::<ErrorProbe>(bytes) else {
+        return FailureKind::InvalidResult;
+    };
+    if probe.error.is_some() {
+        return FailureKind::ServerFailed;
+    }
+    let call = match probe.result {
+        Some(inner) => *inner,
+        None => probe,
+    };
+    if call.is_error == Some(true) {
+        return FailureKind::ToolError {
+            message: tool_error_block(tool_name, call.content.as_deref().unwrap_or(&[])),
+        };
+    }
+    FailureKind::InvalidResult
 }
 
 /// Servers that put the BuilderResult JSON in a single text item instead of `structuredContent`.

@@ -1,6 +1,7 @@
 //! Untrusted text (from a server, a user, a link) made safe to show: the one place that decides how
 //! such text becomes one line (§6 errors, labels, names in messages) or a block of plain text (§4.1
-//! help), and how long it may be. Every error, label and excerpt in the crate goes through here.
+//! help, a tool's own error message as Megane Builder shows it), and how long it may be. Every
+//! error, label, excerpt and block in the crate goes through here.
 //!
 //! Text is always rendered as text, never as HTML (§9); these functions only decide its shape.
 
@@ -9,8 +10,11 @@ use std::borrow::Cow;
 /// Longest line (in characters, the `…` included) kept from untrusted text by [`one_line`].
 pub const MAX_LINE_CHARS: usize = 300;
 
-/// Longest block of help text (in characters) kept by [`plain_text`].
+/// Longest block (in characters, the `…` included) kept by [`plain_text`] and [`message_block`].
 pub const MAX_BLOCK_CHARS: usize = 2000;
+
+/// Most lines (the last one's `…` included) kept of a tool's message by [`message_block`].
+pub const MAX_MESSAGE_LINES: usize = 20;
 
 /// Whether `c` ends a line: `\n`, `\r`, vertical tab, form feed, NEL, and the Unicode line and
 /// paragraph separators.
@@ -191,9 +195,8 @@ fn is_plain_block(text: &str) -> bool {
     true
 }
 
-/// §4.1: untrusted help text (a `description`) as a plain block: line breaks kept as `\n`, other
-/// control characters and invisible direction controls removed, at most [`MAX_BLOCK_CHARS`]
-/// characters, trimmed.
+/// §4.1: untrusted help text (a `description`) as a plain block ([`plain_block`] without a line
+/// limit, at most [`MAX_BLOCK_CHARS`] characters).
 pub fn plain_text(text: &str) -> String {
     plain_text_ref(text).into_owned()
 }
@@ -204,19 +207,56 @@ pub fn plain_text_ref(text: &str) -> Cow<'_, str> {
     if clean && (text.len() <= MAX_BLOCK_CHARS || text.chars().nth(MAX_BLOCK_CHARS).is_none()) {
         return Cow::Borrowed(text.trim());
     }
-    Cow::Owned(plain_text_built(text))
+    Cow::Owned(plain_block(text, usize::MAX, MAX_BLOCK_CHARS))
 }
 
-/// [`plain_text`] built character by character (what the shortcut must agree with).
-fn plain_text_built(text: &str) -> String {
-    text.replace("\r\n", "\n")
-        .chars()
-        .map(|c| if is_line_break(c) { '\n' } else { c })
-        .filter(|c| *c == '\n' || !(c.is_control() || is_invisible(*c)))
-        .take(MAX_BLOCK_CHARS)
-        .collect::<String>()
-        .trim()
-        .to_string()
+/// §6: a tool's own error message (the first text item of an `isError` result) as Megane Builder
+/// shows it: the whole block, not only its first line (a pydantic validation error names the
+/// field and the reason on the lines after its header), as a [`plain_block`] of at most
+/// [`MAX_MESSAGE_LINES`] lines and [`MAX_BLOCK_CHARS`] characters.
+pub fn message_block(text: &str) -> String {
+    plain_block(text, MAX_MESSAGE_LINES, MAX_BLOCK_CHARS)
+}
+
+/// Untrusted text as a block of plain text: every line break (`\r\n`, `\r`, vertical tab, form
+/// feed, NEL, U+2028, U+2029) becomes `\n`, a tab a space; other control characters and invisible
+/// direction controls are removed; the whole is trimmed (each line keeps its own indentation).
+/// Then at most `max_lines` lines and `max_chars` characters (both ≥ 1) are kept; a cut ends the
+/// last line kept with `…` (counted).
+pub fn plain_block(text: &str, max_lines: usize, max_chars: usize) -> String {
+    let (max_lines, max_chars) = (max_lines.max(1), max_chars.max(1));
+    let mut clean = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            continue;
+        }
+        if is_line_break(c) {
+            clean.push('\n');
+        } else if c == '\t' {
+            clean.push(' ');
+        } else if !(c.is_control() || is_invisible(c)) {
+            clean.push(c);
+        }
+    }
+    let mut block = clean.trim();
+    let mut cut = false;
+    if let Some((at, _)) = block.match_indices('\n').nth(max_lines - 1) {
+        block = block[..at].trim_end();
+        cut = true;
+    }
+    let mut out: String = match block.char_indices().nth(max_chars - usize::from(cut)) {
+        Some(_) => {
+            cut = true;
+            block.chars().take(max_chars - 1).collect::<String>()
+        }
+        None => block.to_string(),
+    };
+    if cut {
+        out.truncate(out.trim_end().len());
+        out.push('…');
+    }
+    out
 }
 
 #[cfg(test)]
@@ -303,13 +343,42 @@ mod tests {
                     "{text:?} {max}"
                 );
             }
-            assert_eq!(plain_text(text), plain_text_built(text), "{text:?}");
+            assert_eq!(
+                plain_text(text),
+                plain_block(text, usize::MAX, MAX_BLOCK_CHARS),
+                "{text:?}"
+            );
         }
     }
 
     #[test]
     fn plain_text_keeps_lines_and_drops_controls() {
         assert_eq!(plain_text(" a\r\nb\u{7}c\u{202E} "), "a\nbc");
-        assert_eq!(plain_text(&"x".repeat(3000)).len(), MAX_BLOCK_CHARS);
+        assert_eq!(plain_text("a\tb\rc\u{2028}d"), "a b\nc\nd");
+        let long = plain_text(&"x".repeat(3000));
+        assert_eq!(long.chars().count(), MAX_BLOCK_CHARS);
+        assert!(long.ends_with("x…"));
+    }
+
+    #[test]
+    fn a_message_block_keeps_its_lines_and_is_bounded() {
+        let pydantic = "1 validation error for calculate_phArguments\nph\n  Input should be a valid number [type=float_parsing]\n";
+        assert_eq!(message_block(pydantic), pydantic.trim_end());
+        let many: String = (1..=30).map(|k| format!("line {k}\n")).collect();
+        let shown = message_block(&many);
+        assert_eq!(shown.lines().count(), MAX_MESSAGE_LINES);
+        assert!(shown.ends_with("line 20…"), "{shown}");
+        let wide = message_block(&"é".repeat(5000));
+        assert_eq!(wide.chars().count(), MAX_BLOCK_CHARS);
+        assert!(wide.ends_with('…'));
+        // Exactly at the limits: nothing cut.
+        let twenty: String = (1..=20).map(|k| format!("{k}\n")).collect();
+        assert_eq!(message_block(&twenty), twenty.trim_end());
+        assert_eq!(message_block(&"y".repeat(2000)), "y".repeat(2000));
+        assert_eq!(
+            message_block("  \u{202E}evil\u{1b}[31m\r\n\u{0}next  \n\n"),
+            "evil[31m\nnext"
+        );
+        assert_eq!(message_block(" \n\t\u{FEFF} "), "");
     }
 }

@@ -2,7 +2,7 @@
 //! and no secret in the URL itself (no `user:pass@`, no query such as `?token=`): a URL is kept in
 //! the page's URL list, local storage and error messages, a token never is. [`Endpoint::parse`] is
 //! the one check that `connect`, launch links (`contract::launch`) and the page (`checkServerUrl`)
-//! all call.
+//! all call; [`display_url`] the one form in which a message shows a URL.
 
 use super::errors::McpError;
 
@@ -32,6 +32,37 @@ pub fn is_loopback_host(host: &str) -> bool {
         && parts
             .iter()
             .all(|p| !p.is_empty() && p.len() <= 3 && p.parse::<u8>().is_ok())
+}
+
+/// Longest URL (in characters, the `…` included) shown by [`display_url`].
+pub const MAX_SHOWN_URL_CHARS: usize = 200;
+
+/// A URL as a message shows it: without its query (`?…`), fragment (`#…`) and user info
+/// (`user:pass@`), where a secret may hide, on one line of at most [`MAX_SHOWN_URL_CHARS`]
+/// characters ([`one_line_max`]); any text, a URL or not, gets the same cuts. Every error that
+/// names a server URL shows this form, and the `megane` entry gives it to Builder (`displayUrl`)
+/// for its own `Could not connect to <url>: ` prefix.
+///
+/// [`one_line_max`]: crate::contract::text::one_line_max
+pub fn display_url(url: &str) -> String {
+    let url = url.trim();
+    let before_query = url.split(['?', '#']).next().unwrap_or("");
+    let (scheme, rest) = match before_query.find("://") {
+        Some(i) if is_scheme(&before_query[..i]) => before_query.split_at(i + 3),
+        _ => ("", before_query),
+    };
+    // WHATWG URLs also end the authority at `\` (special schemes).
+    let end = rest.find(['/', '\\']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    let host = authority.rsplit('@').next().unwrap_or("");
+    crate::contract::text::one_line_max(&format!("{scheme}{host}{path}"), MAX_SHOWN_URL_CHARS)
+}
+
+/// Whether `text` is a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
+fn is_scheme(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
 }
 
 /// The host (with port) an HTTP redirect's `Location` points to: the authority of an absolute
@@ -131,6 +162,37 @@ impl Endpoint {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shown_url_keeps_no_query_fragment_or_user_info() {
+        for (url, shown) in [
+            (
+                "https://tools.example.org/mcp",
+                "https://tools.example.org/mcp",
+            ),
+            (
+                " http://127.0.0.1:8765/mcp?token=s3cret ",
+                "http://127.0.0.1:8765/mcp",
+            ),
+            (
+                "https://me:s3cret@x.org:8443/a/b#token=s3cret",
+                "https://x.org:8443/a/b",
+            ),
+            ("https://a@b@x.org/mcp", "https://x.org/mcp"),
+            ("http://u:p@h\\mcp", "http://h\\mcp"),
+            ("https://x.org/a@b/c", "https://x.org/a@b/c"),
+            ("me:s3cret@x.org/mcp?q", "x.org/mcp"),
+            // `://` after something that is not a scheme is not the URL's start.
+            ("me:s3cret@x.org/a://b@c", "x.org/a://b@c"),
+            ("javascript:alert(1)", "javascript:alert(1)"),
+            ("http://h/\nmcp?token=s3cret", "http://h/"),
+            ("", ""),
+        ] {
+            assert_eq!(display_url(url), shown, "{url:?}");
+        }
+        let long = display_url(&format!("https://x.org/{}", "p".repeat(500)));
+        assert_eq!(long.chars().count(), MAX_SHOWN_URL_CHARS);
+    }
 
     /// Found by the `server_url` fuzz target: a control character in the host reached the message.
     #[test]

@@ -235,6 +235,7 @@ impl fmt::Display for McpError {
                 "The server needs a session but this page cannot read its Mcp-Session-Id header: the server's CORS configuration must expose it (Access-Control-Expose-Headers: Mcp-Session-Id)."
             ),
             McpError::Network { url, detail, origin } => {
+                let url = super::endpoint::display_url(url);
                 write!(f, "Could not reach {url}: is the server running?")?;
                 if !detail.is_empty() {
                     write!(f, " ({detail})")?;
