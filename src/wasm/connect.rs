@@ -407,6 +407,38 @@ impl ToolServerHandle {
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
         #[wasm_bindgen(unchecked_param_type = "CallOptions | null | undefined")] options: JsValue,
     ) -> Promise {
+        self.call_as(name, args, options, OutcomeShape::Core)
+    }
+
+    /// Lists the tools again (all pages) and returns the new toolbox.
+    #[wasm_bindgen(js_name = refreshTools, unchecked_return_type = "Promise<Toolbox | Failure>")]
+    pub fn refresh_tools(&self) -> Promise {
+        let shared = self.shared.clone();
+        future_to_promise(async move { Ok(refresh(&shared).await.unwrap_or_else(|e| failure(&e))) })
+    }
+
+    /// Closes the connection (DELETE of a legacy session; 405 is fine).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let client = self.shared.borrow().client.clone();
+        future_to_promise(async move {
+            let _ = client.close().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+impl ToolServerHandle {
+    /// [`ToolServerHandle::call`], its outcome shaped for the core API or for Megane Builder's
+    /// seam (`megane.rs`: `{ok: true, result, summary}` or `{ok: false, error}` in Builder's
+    /// words, nothing more).
+    pub(super) fn call_as(
+        &self,
+        name: String,
+        args: JsValue,
+        options: JsValue,
+        shape: OutcomeShape,
+    ) -> Promise {
         let shared = self.shared.clone();
         let get = |key: &str| {
             js_sys::Reflect::get(&options, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -471,9 +503,19 @@ impl ToolServerHandle {
                         ),
                         None => interpret_call_bytes(&button.name, &button.marker, body, &limits),
                     };
+                    if shape == OutcomeShape::Builder {
+                        return super::megane::builder_outcome(outcome, body, Some(&button.name))
+                            .map_err(JsValue::from);
+                    }
                     let refused =
                         outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
                     super::api::interpreted_outcome(&button.name, outcome, refused)
+                }
+                (Ok(_), None) if shape == OutcomeShape::Builder => {
+                    failure(&format!("{name} is not a Builder tool of this server."))
+                }
+                (Err(error), _) if shape == OutcomeShape::Builder => {
+                    failure(&error.call_error_line())
                 }
                 (Ok(raw), None) => {
                     let body = raw.get().as_bytes();
@@ -488,25 +530,6 @@ impl ToolServerHandle {
         })
     }
 
-    /// Lists the tools again (all pages) and returns the new toolbox.
-    #[wasm_bindgen(js_name = refreshTools, unchecked_return_type = "Promise<Toolbox | Failure>")]
-    pub fn refresh_tools(&self) -> Promise {
-        let shared = self.shared.clone();
-        future_to_promise(async move { Ok(refresh(&shared).await.unwrap_or_else(|e| failure(&e))) })
-    }
-
-    /// Closes the connection (DELETE of a legacy session; 405 is fine).
-    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn close(&self) -> Promise {
-        let client = self.shared.borrow().client.clone();
-        future_to_promise(async move {
-            let _ = client.close().await;
-            Ok(JsValue::UNDEFINED)
-        })
-    }
-}
-
-impl ToolServerHandle {
     /// The current toolbox with its buttons' forms (for the `megane` entry's listing; the
     /// toolbox kept for calls holds none, see [`list_toolbox`]).
     pub(super) fn toolbox_value(&self) -> Toolbox {
@@ -514,6 +537,15 @@ impl ToolServerHandle {
         crate::contract::discovery::restore_forms(&mut toolbox);
         toolbox
     }
+}
+
+/// Who a call's outcome is shaped for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OutcomeShape {
+    /// The core API's `CallOutcome` (`types.d.ts`).
+    Core,
+    /// Megane Builder's `CallOutcome` (`megane.d.ts`).
+    Builder,
 }
 
 /// A tool without the Builder marker: `{ok, raw, summary}` (no contract interpretation; its
