@@ -769,23 +769,22 @@ fn tool_message<'a>(tool_name: Option<&str>, content: &'a [ContentItem]) -> &'a 
 /// §6: the one line shown for a tool error: the first line of the tool's message
 /// ([`tool_message`], [`one_line`]), else [`BARE_TOOL_ERROR`].
 fn tool_error_line(tool_name: Option<&str>, content: &[ContentItem]) -> String {
-    let line = one_line(tool_message(tool_name, content));
-    if line.is_empty() {
-        BARE_TOOL_ERROR.to_string()
-    } else {
-        line
-    }
+    or_bare(one_line(tool_message(tool_name, content)))
 }
 
 /// §6: a tool error's whole message as Megane Builder shows it (its first text block, trimmed;
 /// [`message_block`]: controls and direction overrides out, at most 20 lines and 2 000
 /// characters), else [`BARE_TOOL_ERROR`].
 fn tool_error_block(tool_name: Option<&str>, content: &[ContentItem]) -> String {
-    let block = message_block(tool_message(tool_name, content));
-    if block.is_empty() {
+    or_bare(message_block(tool_message(tool_name, content)))
+}
+
+/// A tool's shown message, or [`BARE_TOOL_ERROR`] when nothing of it is left to show.
+fn or_bare(shown: String) -> String {
+    if shown.is_empty() {
         BARE_TOOL_ERROR.to_string()
     } else {
-        block
+        shown
     }
 }
 

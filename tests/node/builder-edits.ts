@@ -10,6 +10,5 @@ export { callTimeoutMs, sanitizeName } from "../../pkg/megane.js";
 // src/builder/tools/payload.ts: its residueLabels, structureToSnapshot and insertOps go; the rest
 // stays.
 export { insertOps, residueLabels, structureToSnapshot } from "../../pkg/megane.js";
-// src/builder/tools/store.ts: its readLaunchParams goes; displayUrl names the server in its own
-// `Could not connect to …` line (below).
-export { displayUrl, readLaunchParams } from "../../pkg/megane.js";
+// src/builder/tools/store.ts: its readLaunchParams goes (and one line changes, below).
+export { readLaunchParams } from "../../pkg/megane.js";

@@ -23,7 +23,7 @@ const TOKEN = "megane-node-token-7c2e";
 let scratch, megane, core, peer;
 
 /** README's block after `<!-- name -->`. */
-export function readmeBlock(name) {
+function readmeBlock(name) {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
   const block = readme.split(`<!-- ${name} -->\n`)[1]?.match(/^```\w*\n([\s\S]*?)```\n/)?.[1];
   assert.ok(block, `README has the ${name} block`);

@@ -7,7 +7,6 @@
 import {
   callTimeoutMs,
   connectToolServer,
-  displayUrl,
   insertOps,
   interpretCall,
   readLaunchParams,
@@ -15,7 +14,7 @@ import {
   sanitizeName,
   structureToSnapshot,
 } from "./builder-edits.js";
-import { configure, load, newFragmentId, parseTools } from "../../pkg/megane.js";
+import { configure, displayUrl, load, newFragmentId, parseTools } from "../../pkg/megane.js";
 import type * as Package from "../../pkg/megane.js";
 
 // ---- Builder's declarations (src/builder/tools/{contract,client,payload,store}.ts, src/types.ts) ----
