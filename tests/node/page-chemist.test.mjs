@@ -245,13 +245,23 @@ for (const size of SIZES) {
 
   test(`${at}: Check shows that it runs, then its report in the main area in plain words with the details folded`, async () => {
     const page = await openPage(size);
+    // What the button and the report show while the check runs, recorded as it changes (an
+    // offline check can be over before the test could look).
+    await page.evaluate(() => {
+      window.seenWhileChecking = [];
+      const button = document.querySelector('.server[data-server="offline"] button.check');
+      const note = () => window.seenWhileChecking.push({
+        button: button.textContent, busy: button.getAttribute("aria-busy"), disabled: button.disabled,
+        state: document.getElementById("check-state").textContent, spinner: Boolean(document.querySelector("#check-state .spinner")),
+      });
+      new MutationObserver(note).observe(document.getElementById("center"), { subtree: true, childList: true, characterData: true, attributes: true });
+      new MutationObserver(note).observe(button, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
     await page.click('.server[data-server="offline"] button.check');
-    // At once: the button and the report say it runs.
-    assert.equal(await page.textContent('.server[data-server="offline"] button.check'), "Checking…");
-    assert.equal(await page.getAttribute('.server[data-server="offline"] button.check', "aria-busy"), "true");
-    assert.match(await page.textContent("#check-state"), /^Checking the tools in this page/);
-    assert.equal(await page.locator("#check-state .spinner").count(), 1);
     await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 120000 });
+    const seen = await page.evaluate(() => window.seenWhileChecking);
+    assert.ok(seen.some((v) => v.button === "Checking…" && v.busy === "true" && v.disabled && v.spinner && /^Checking the tools in this page/.test(v.state)),
+      `a running state was shown: ${JSON.stringify(seen.slice(0, 3))}`);
     assert.equal(await page.textContent("#check-state"), "Every check passed.", "the library's ethane runs: no SMILES-only warning");
     assert.equal(await page.textContent('.server[data-server="offline"] button.check'), "Check");
     // The report is in the main area (the centre column), in view.
@@ -294,33 +304,39 @@ for (const size of SIZES) {
     await page.close();
   });
 
-  test(`${at}: after Solvate the added solvent is selected and keeps its element colours; the view is framed; bonds are sticks`, async () => {
+  test(`${at}: after Solvate the added solvent is selected and keeps its element colours; the view is framed`, async () => {
     const page = await openPage(size);
-    await liquidBox(page, 20);
-    await chooseTool(page, "solvate");
+    // 20 waters in a dilute box (0.3 g/cm³), then solvated to 1 g/cm³: about 40 waters added.
+    await chooseTool(page, "liquid_box");
+    await page.fill('[data-path="components/0/count"] input', "20");
     await page.fill('[data-path="density"] input', "0.3");
+    await runAndWait(page, "60 atoms");
+    await chooseTool(page, "solvate");
     await runAndWait(page);
     const n = Number.parseInt(await page.textContent("#atom-count"));
     assert.equal(await page.textContent("#selection-count"), `${n - 60} selected`);
-    // A selected oxygen that no atom in front of it comes near on screen: its centre pixel is the
-    // same with and without the selection (the selection is a ring around each atom).
-    const target = await page.evaluate(() => {
+    // Selected oxygens whose centre shows red without the selection (not hidden behind another
+    // atom) still show it with the selection: it is a ring around each atom, not a new colour.
+    const oxygens = await page.evaluate(() => {
       const { doc, view } = window.meganeDemo;
-      const all = Array.from(doc.state.elements.keys(), (i) => ({ i, ...view.screenPosition(i) }));
-      const clear = (a) => all.every((b) => b.i === a.i || b.depth > a.depth || Math.hypot(a.x - b.x, a.y - b.y) > 1.6 * b.radius + 2);
-      return all.filter((a) => doc.state.selection.includes(a.i) && doc.state.elements[a.i] === 8 && clear(a))
-        .sort((a, b) => a.depth - b.depth)[0];
+      return doc.state.selection.filter((i) => doc.state.elements[i] === 8).map((i) => view.screenPosition(i));
     });
-    assert.ok(target, "a selected oxygen in plain view");
-    const selected = await pixel(page, target.x, target.y);
     await shot(page, "solvated-selection", size);
+    const withSelection = [];
+    for (const o of oxygens) withSelection.push(await pixel(page, o.x, o.y));
     const selection = await page.evaluate(() => window.meganeDemo.doc.state.selection);
     await page.evaluate(() => window.meganeDemo.doc.setSelection([]));
-    const plain = await pixel(page, target.x, target.y);
-    const difference = Math.max(...selected.map((v, k) => Math.abs(v - plain[k])));
-    assert.ok(difference <= 12, `a selected oxygen is drawn ${selected}, unselected ${plain}`);
-    assert.ok(plain[0] > plain[1] + 60 && plain[0] > plain[2] + 60, `oxygen is red: ${plain}`);
-    await page.evaluate((s) => window.meganeDemo.doc.setSelection(s), selection);
+    const red = ([r, g, b]) => r > g + 80 && r > b + 80;
+    let seen = 0, kept = 0;
+    for (const [k, o] of oxygens.entries()) {
+      const plain = await pixel(page, o.x, o.y);
+      if (!red(plain)) continue;
+      seen++;
+      if (Math.max(...plain.map((v, c) => Math.abs(v - withSelection[k][c]))) <= 12) kept++;
+    }
+    assert.ok(seen >= 3, `${seen} oxygens in plain view`);
+    assert.ok(kept >= 0.6 * seen, `only ${kept} of ${seen} selected oxygens keep their red centre`);
+    await page.evaluate((sel) => window.meganeDemo.doc.setSelection(sel), selection);
     // Every atom, with its drawn radius, is inside the view.
     const outside = await page.evaluate(() => {
       const { doc, view } = window.meganeDemo;
@@ -328,34 +344,53 @@ for (const size of SIZES) {
       const out = [];
       for (let i = 0; i < doc.state.elements.length; i++) {
         const p = view.screenPosition(i);
+        p.radius ??= 0;
         if (p.x - p.radius < rect.left || p.x + p.radius > rect.right || p.y - p.radius < rect.top || p.y + p.radius > rect.bottom) out.push(i);
       }
       return out;
     });
     assert.deepEqual(outside, [], "the solvated box is framed whole");
-    // A bond is a stick: pixels 3 px to either side of a bond's middle are drawn, not background.
+    await page.close();
+  });
+
+  test(`${at}: bonds are drawn as sticks, not hairlines`, async () => {
+    const page = await openPage(size);
+    // One C–C bond (1.54 Å), opened as the page's JSON: nothing else in the view.
+    const ethaneCC = { elements: [6, 6], positions: [0, 0, 0, 1.54, 0, 0], cell: null, bonds: [[0, 1]] };
+    await page.setInputFiles("#open-file", { name: "cc.json", mimeType: "application/json", buffer: Buffer.from(JSON.stringify(ethaneCC)) });
+    await page.waitForFunction(() => document.getElementById("atom-count").textContent === "2 atoms");
     const around = await page.evaluate(() => {
-      const { doc, view } = window.meganeDemo;
-      const [i, j] = doc.state.bonds.reduce((best, b) => {
-        const d = view.screenPosition(b[0]).depth + view.screenPosition(b[1]).depth;
-        return !best || d < best.d ? { b, d } : best;
-      }, null).b;
-      const a = view.screenPosition(i), b = view.screenPosition(j);
+      const { view } = window.meganeDemo;
+      const a = view.screenPosition(0), b = view.screenPosition(1);
       const len = Math.hypot(b.x - a.x, b.y - a.y);
-      const mid = { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
-      const nx = -(b.y - a.y) / len, ny = (b.x - a.x) / len;
-      return { mid, nx, ny, len };
+      return { mid: { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 }, nx: -(b.y - a.y) / len, ny: (b.x - a.x) / len, len };
     });
-    for (const side of [-2.5, 2.5]) {
+    // The bond's middle, between the two spheres, is drawn; so are pixels 3 px to either side.
+    for (const side of [0, -3, 3]) {
       const rgb = await pixel(page, around.mid.x + side * around.nx, around.mid.y + side * around.ny);
-      assert.ok(!isBackground(rgb), `a pixel ${side} px beside a bond's middle is background (${rgb}); the bond is ${around.len.toFixed(1)} px long`);
+      assert.ok(!isBackground(rgb), `a pixel ${side} px beside the bond's middle is background (${rgb}); the bond is ${around.len.toFixed(1)} px long`);
     }
+    await shot(page, "stick", size);
     await page.close();
   });
 
   test(`${at}: a 20-unit chain is framed whole; head and tail are chosen on a picture of the unit; head = tail is caught before Run`, async () => {
     const page = await openPage(size);
     await chooseTool(page, "polymer_chain");
+    await page.fill('[data-path="length"] input', "20");
+    await page.fill('[data-path="seed"] input', "7");
+    await runAndWait(page, "122 atoms");
+    const outside = await page.evaluate(() => {
+      const { doc, view } = window.meganeDemo;
+      const rect = document.getElementById("view").getBoundingClientRect();
+      return Array.from(doc.state.elements.keys()).filter((i) => {
+        const p = view.screenPosition(i);
+        const r = p.radius ?? 0;
+        return p.x - r < rect.left || p.x + r > rect.right || p.y - r < rect.top || p.y + r > rect.bottom;
+      });
+    });
+    assert.deepEqual(outside, [], "every atom of the chain is in view");
+    await shot(page, "polymer-chain", size);
     assert.equal(await page.inputValue('[data-path="monomer"] select'), "ethane (polyethylene repeat unit)");
     assert.equal(await page.locator('[data-path="head"] canvas.unit-picture').count(), 1);
     assert.equal(await page.locator('[data-path="tail"] canvas.unit-picture').count(), 1);
@@ -368,19 +403,6 @@ for (const size of SIZES) {
     assert.equal(await page.isDisabled("#run"), true);
     assert.equal(await page.textContent("#form-problem"), "Run is disabled: Tail atom: the same atom as Head atom; choose a different atom.");
     await shot(page, "polymer-form", size);
-    await page.selectOption('[data-path="tail"] select', "1");
-    await page.fill('[data-path="length"] input', "20");
-    await runAndWait(page, "122 atoms");
-    const outside = await page.evaluate(() => {
-      const { doc, view } = window.meganeDemo;
-      const rect = document.getElementById("view").getBoundingClientRect();
-      return Array.from(doc.state.elements.keys()).filter((i) => {
-        const p = view.screenPosition(i);
-        return p.x - p.radius < rect.left || p.x + p.radius > rect.right || p.y - p.radius < rect.top || p.y + p.radius > rect.bottom;
-      });
-    });
-    assert.deepEqual(outside, [], "every atom of the chain is in view");
-    await shot(page, "polymer-chain", size);
     await page.close();
   });
 
@@ -457,50 +479,61 @@ for (const size of SIZES) {
   });
 }
 
-test("against a server: connection notices in plain words; an origin that refused the newer protocol is connected with the earlier one next time, without a probe", async () => {
-  const peer = await startBuilderPeer(server.url, "chemist-token", join(FIXTURES, "megane-recorded"), ["--step-seconds", "0.05"]);
-  const url = `${peer.url}/mcp`;
-  try {
-    for (const size of SIZES) {
-      const page = await openPage(size, AUTO_PROBE_CONSOLE);
-      const discover = [];
-      page.on("request", (r) => { if (r.method() === "POST" && (r.postData() ?? "").includes("server/discover")) discover.push(r.url()); });
-      const connect = async () => {
-        await page.fill("#server-url", url);
-        await page.fill("#server-token", "chemist-token");
-        await page.click("#connect");
-        await page.waitForSelector(`.server[data-server="${url}"] button.tool`, { timeout: 30000 });
-      };
-      await connect();
-      const notice = await page.textContent(`.server[data-server="${url}"] .server-notice`);
-      assert.match(notice, /^Connected with the earlier version of the tool protocol/);
-      assert.equal(await page.$eval(`.server[data-server="${url}"] .server-notice details`, (d) => d.open), false, "the protocol detail is folded");
-      await assertNoDeveloperTerms(page, "remote connect");
-      await shot(page, "remote-connected", size);
-      // The remote check's report: plain words too.
-      await page.click(`.server[data-server="${url}"] button.check`);
-      await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
-      await assertNoDeveloperTerms(page, "remote check");
-      await shot(page, "remote-check", size);
-      const probes = discover.length;
-      await page.click(`.server[data-server="${url}"] button.disconnect`);
-      await page.waitForFunction((u) => !document.querySelector(`.server[data-server="${u}"]`), url);
-      await connect();
-      assert.equal(discover.length, probes, "no second probe: the page remembered the origin");
-      assert.equal(await page.locator(`.server[data-server="${url}"] .server-notice`).count(), 0, "nothing to say the second time");
-      // Errors: a server that does not answer, in plain words with the browser's detail folded.
-      await page.fill("#server-url", "http://127.0.0.1:9/mcp");
-      await page.fill("#server-token", "x");
-      await page.click("#connect");
-      await page.waitForFunction(() => !document.getElementById("server-error").hidden, null, { timeout: 30000 });
-      assert.match(await page.textContent("#server-error"), /^Could not reach http:\/\/127\.0\.0\.1:9\/mcp: is the server running\?/);
-      await assertNoDeveloperTerms(page, "connection error");
-      await shot(page, "remote-error", size);
-      await page.close();
-    }
-  } finally {
-    peer.child.kill();
-  }
+/** Connects `page` to `url` with the form; resolves when its tools show. */
+async function connectWithForm(page, url) {
+  await page.fill("#server-url", url);
+  await page.fill("#server-token", "chemist-token");
+  await page.click("#connect");
+  await page.waitForSelector(`.server[data-server="${url}"] button.tool`, { timeout: 30000 });
+}
+
+let peer = null;
+async function peerUrl() {
+  peer ??= await startBuilderPeer(server.url, "chemist-token", join(FIXTURES, "megane-recorded"), ["--step-seconds", "0.05"]);
+  return `${peer.url}/mcp`;
+}
+after(() => peer?.child.kill());
+
+for (const size of SIZES) {
+  test(`${tag(size)}: against a server: connection notices, the check and a connection error in plain words, the protocol detail folded`, async () => {
+    const url = await peerUrl();
+    const page = await openPage(size, AUTO_PROBE_CONSOLE);
+    await connectWithForm(page, url);
+    await assertNoDeveloperTerms(page, "remote connect");
+    const notice = await page.textContent(`.server[data-server="${url}"] .server-notice`);
+    assert.match(notice, /^Connected with the earlier version of the tool protocol/);
+    assert.equal(await page.$eval(`.server[data-server="${url}"] .server-notice details`, (d) => d.open), false, "the protocol detail is folded");
+    await shot(page, "remote-connected", size);
+    await page.click(`.server[data-server="${url}"] button.check`);
+    await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
+    await assertNoDeveloperTerms(page, "remote check");
+    await shot(page, "remote-check", size);
+    // A server that does not answer: plain words, the browser's detail folded.
+    await page.fill("#server-url", "http://127.0.0.1:9/mcp");
+    await page.fill("#server-token", "x");
+    await page.click("#connect");
+    await page.waitForFunction(() => !document.getElementById("server-error").hidden, null, { timeout: 30000 });
+    assert.match(await page.textContent("#server-error"), /^Could not reach http:\/\/127\.0\.0\.1:9\/mcp: is the server running\?/);
+    await assertNoDeveloperTerms(page, "connection error");
+    await shot(page, "remote-error", size);
+    await page.close();
+  });
+}
+
+test("an origin that refused the newer protocol is connected with the earlier one next time, without a probe", async () => {
+  const url = await peerUrl();
+  const page = await openPage(SIZES[0], AUTO_PROBE_CONSOLE);
+  const discover = [];
+  page.on("request", (r) => { if (r.method() === "POST" && (r.postData() ?? "").includes("server/discover")) discover.push(r.url()); });
+  await connectWithForm(page, url);
+  const probes = discover.length;
+  assert.ok(probes > 0, "the first connection tries the newer protocol");
+  await page.click(`.server[data-server="${url}"] button.disconnect`);
+  await page.waitForFunction((u) => !document.querySelector(`.server[data-server="${u}"]`), url);
+  await connectWithForm(page, url);
+  assert.equal(discover.length, probes, "no second probe: the page remembered the origin");
+  assert.equal(await page.locator(`.server[data-server="${url}"] .server-notice`).count(), 0, "nothing to say the second time");
+  await page.close();
 });
 
 test("no page errors under the Content-Security-Policy", () => {

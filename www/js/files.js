@@ -12,6 +12,7 @@ function fileLine(text, kind) {
   const node = $("file-message");
   sayFolded(node, text, kind);
   if (kind === "error") node.setAttribute("role", "alert"); else node.removeAttribute("role");
+  if (text) node.scrollIntoView({ block: "nearest" });
 }
 
 let lastKey = "";

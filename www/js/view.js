@@ -249,7 +249,7 @@ export class StructureView {
       new THREE.MeshBasicMaterial({ color: HALO, transparent: true, opacity: 0.5, side: THREE.BackSide, depthWrite: false }), selection.length);
     const m = new THREE.Matrix4();
     selection.forEach((i, k) => {
-      const r = radius(elements[i]) * 1.35 + 0.06;
+      const r = radius(elements[i]) * 1.3 + 0.05;
       m.makeScale(r, r, r).setPosition(positions[3 * i] - c.x, positions[3 * i + 1] - c.y, positions[3 * i + 2] - c.z);
       halo.setMatrixAt(k, m);
     });
