@@ -349,7 +349,7 @@ fn dense_but_feasible_packs_and_warns_only_when_it_does_not_converge() {
     assert!(
         out.warnings
             .iter()
-            .any(|m| m.contains("the molecules fill 5") && m.contains("% of the box")),
+            .any(|m| m.contains("the molecules take up 5") && m.contains("% of the box's volume")),
         "{:?}",
         out.warnings
     );

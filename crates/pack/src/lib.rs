@@ -138,7 +138,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         // Round down so the suggested value itself is below the warning threshold.
         let t_ok = (t_ok * 100.0).floor() / 100.0;
         return Err(PackError::Infeasible(format!(
-            "kept {tol} Å apart, they would fill {:.0} % of the box, more than the {:.0} % that can be packed; lower the minimum distance to about {t_ok:.2} Å, pack fewer molecules or use a larger box",
+            "kept {tol} Å apart, they would take up {:.0} % of the box's volume, where at most {:.0} % can be filled; lower the minimum distance to about {t_ok:.2} Å, pack fewer molecules or use a larger box.",
             100.0 * eta,
             100.0 * feasibility::MAX_FRACTION
         )));
@@ -306,7 +306,7 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         // A dense problem is a likely reason, and only worth a warning when it did not converge.
         if eta > feasibility::WARN_FRACTION {
             warnings.push(format!(
-                "kept {tol} Å apart, the molecules fill {:.0} % of the box, above {:.0} %: so dense a packing may be why it did not converge",
+                "kept {tol} Å apart, the molecules take up {:.0} % of the box's volume, above {:.0} %: so dense a packing may be why it did not converge",
                 100.0 * eta,
                 100.0 * feasibility::WARN_FRACTION
             ));
