@@ -8,10 +8,9 @@
 //! is drawn as a line between two positions, and a molecule a file splits across the cell wall
 //! would otherwise be drawn right through the box.
 //!
-//! Neighbours are found on a grid of cubes as wide as the longest possible bond, so a box of
-//! N atoms costs O(N).
-
-use std::collections::HashMap;
+//! Neighbours are found on a grid of cubes as wide as the longest possible bond (the atoms sorted
+//! by cube, each neighbouring cube found by a binary search), so a box of N atoms costs
+//! O(N log N).
 
 use super::elements::covalent_radius;
 
@@ -31,51 +30,55 @@ pub fn perceive(elements: &[u8], positions: &[f64]) -> Vec<[u32; 2]> {
         return Vec::new();
     };
     let size = 2.0 * widest + TOLERANCE;
+    // Each atom's cube, its three coordinates packed in 21 bits each (a box beyond a million Å
+    // shares its outermost cubes, which only adds candidates), as two halves of a sort key.
     let cube = |i: usize| -> [i64; 3] {
         let p = &positions[3 * i..3 * i + 3];
-        [0, 1, 2].map(|k| (p[k] / size).floor() as i64)
+        [0, 1, 2].map(|k| ((p[k] / size).floor() as i64).clamp(-(1 << 20), (1 << 20) - 1))
     };
-    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
-    for (i, r) in radii.iter().enumerate() {
-        if r.is_some() {
-            grid.entry(cube(i)).or_default().push(i as u32);
-        }
-    }
-    let mut bonds = Vec::new();
-    for (i, ri) in radii.iter().enumerate() {
-        let Some(ri) = ri else { continue };
+    let key = |c: [i64; 3]| -> (u32, u32) {
+        let packed = c
+            .iter()
+            .fold(0u64, |acc, &x| (acc << 21) | ((x + (1 << 20)) as u64));
+        ((packed >> 32) as u32, packed as u32)
+    };
+    // (cube key, atom) sorted by cube: the atoms of one cube are one run.
+    let mut sorted: Vec<(u32, u32, usize)> = (0..elements.len())
+        .filter(|&i| radii[i].is_some())
+        .map(|i| {
+            let (hi, lo) = key(cube(i));
+            (hi, lo, i)
+        })
+        .collect();
+    sorted.sort_unstable();
+    let mut pairs: Vec<(u32, u32, usize)> = Vec::new();
+    for &(_, _, i) in &sorted {
+        let ri = radii[i].unwrap_or(0.0);
         let c = cube(i);
         let pi = &positions[3 * i..3 * i + 3];
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let key = [
-                        c[0].saturating_add(dx),
-                        c[1].saturating_add(dy),
-                        c[2].saturating_add(dz),
-                    ];
-                    let Some(near) = grid.get(&key) else {
-                        continue;
-                    };
-                    for &j in near {
-                        let j = j as usize;
-                        if j <= i {
-                            continue;
-                        }
-                        let Some(rj) = radii[j] else { continue };
-                        let pj = &positions[3 * j..3 * j + 3];
-                        let d2: f64 = (0..3).map(|k| (pi[k] - pj[k]).powi(2)).sum();
-                        let limit = ri + rj + TOLERANCE;
-                        if d2 > MIN_DISTANCE * MIN_DISTANCE && d2 < limit * limit {
-                            bonds.push([i as u32, j as u32]);
-                        }
-                    }
+        for d in 0..27i64 {
+            let near = [c[0] + d % 3 - 1, c[1] + (d / 3) % 3 - 1, c[2] + d / 9 - 1];
+            if near.iter().any(|x| !(-(1 << 20)..(1 << 20)).contains(x)) {
+                continue;
+            }
+            let (hi, lo) = key(near);
+            let from = sorted.partition_point(|e| (e.0, e.1) < (hi, lo));
+            for &(_, _, j) in sorted[from..].iter().take_while(|e| (e.0, e.1) == (hi, lo)) {
+                if j <= i {
+                    continue;
+                }
+                let rj = radii[j].unwrap_or(0.0);
+                let pj = &positions[3 * j..3 * j + 3];
+                let d2: f64 = (0..3).map(|k| (pi[k] - pj[k]).powi(2)).sum();
+                let limit = ri + rj + TOLERANCE;
+                if d2 > MIN_DISTANCE * MIN_DISTANCE && d2 < limit * limit {
+                    pairs.push((i as u32, j as u32, 0));
                 }
             }
         }
     }
-    bonds.sort_unstable();
-    bonds
+    pairs.sort_unstable();
+    pairs.into_iter().map(|(i, j, _)| [i, j]).collect()
 }
 
 #[cfg(test)]

@@ -263,15 +263,10 @@ fn read_mol(text: &str) -> Result<Read, String> {
     Ok(read)
 }
 
-/// The page's own JSON: a §5.1 Structure, or an object holding one as `structure`.
+/// The page's own JSON: a §5.1 Structure (read by the same reader as a result's, so the package
+/// carries no second one).
 fn read_json(text: &str) -> Result<Read, String> {
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("not JSON ({e})"))?;
-    let inner = value
-        .get("structure")
-        .filter(|v| v.is_object())
-        .unwrap_or(&value);
-    let structure: Structure = serde_json::from_value(inner.clone())
+    let structure: Structure = serde_json::from_slice(text.as_bytes())
         .map_err(|e| format!("not a structure (elements, positions, cell, bonds): {e}"))?;
     Ok(Read {
         bonds_listed: true,

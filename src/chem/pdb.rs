@@ -29,7 +29,8 @@ fn col(line: &str, start: usize, end: usize) -> &str {
 /// Reads the first model of a PDB text.
 pub fn read(text: &str) -> Result<Read, String> {
     let mut read = Read::with_capacity(0);
-    let mut serials: Vec<(i64, u32)> = Vec::new();
+    // Atom index by serial number (5 columns: at most 99 999); u32::MAX where none.
+    let mut by_serial: Vec<u32> = Vec::new();
     let mut names = Vec::new();
     let mut residues = Vec::new();
     let mut ids = Vec::new();
@@ -49,8 +50,12 @@ pub fn read(text: &str) -> Result<Read, String> {
                 let name = col(line, 12, 16);
                 let z = element(col(line, 76, 78), name, col(line, 17, 21))
                     .ok_or_else(|| format!("line {line_no}: the atom {name:?} names no element"))?;
-                let serial = col(line, 6, 11).parse::<i64>().unwrap_or(-1);
-                serials.push((serial, read.structure.elements.len() as u32));
+                if let Ok(serial @ 0..=99_999) = col(line, 6, 11).parse::<usize>() {
+                    if by_serial.len() <= serial {
+                        by_serial.resize(serial + 1, u32::MAX);
+                    }
+                    by_serial[serial] = read.structure.elements.len() as u32;
+                }
                 read.structure.elements.push(z);
                 for (start, what) in [(30, "x"), (38, "y"), (46, "z")] {
                     let v = number(col(line, start, start + 8), what, line_no)?;
@@ -81,24 +86,26 @@ pub fn read(text: &str) -> Result<Read, String> {
     if read.structure.elements.is_empty() {
         return Err("the file has no ATOM or HETATM records".to_string());
     }
-    serials.sort_unstable();
     let index = |serial: i64, line_no: usize| {
-        serials
-            .binary_search_by_key(&serial, |s| s.0)
-            .map(|at| serials[at].1)
-            .map_err(|_| {
+        usize::try_from(serial)
+            .ok()
+            .and_then(|k| by_serial.get(k).copied())
+            .filter(|&at| at != u32::MAX)
+            .ok_or_else(|| {
                 format!("line {line_no}: CONECT names atom {serial}, which the file does not have")
             })
     };
-    let mut bonds = Vec::with_capacity(conect.len() / 2);
+    let mut keyed: Vec<(u32, u32, usize)> = Vec::with_capacity(conect.len());
     for (line_no, from, to) in conect {
         let (a, b) = (index(from, line_no)?, index(to, line_no)?);
         if a != b {
-            bonds.push([a.min(b), a.max(b)]);
+            keyed.push((a.min(b), a.max(b), 0));
         }
     }
-    bonds.sort_unstable();
-    bonds.dedup();
+    // Each bond once (a partner listed twice, or by both atoms, is one bond), in order.
+    keyed.sort_unstable();
+    keyed.dedup();
+    let bonds: Vec<[u32; 2]> = keyed.into_iter().map(|(a, b, _)| [a, b]).collect();
     read.bonds_listed = !bonds.is_empty();
     let s = &mut read.structure;
     s.bonds = bonds;
