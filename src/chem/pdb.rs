@@ -229,6 +229,12 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
     }
     if let Some(cell) = &s.cell {
         let [a, b, c, al, be, ga] = lengths_angles(cell);
+        // Found by the `structure_files` fuzz target: a .gro box with a zero vector.
+        if [a, b, c].iter().any(|&x| x.is_nan() || x <= 0.0)
+            || [al, be, ga].iter().any(|x| !x.is_finite())
+        {
+            return Err("This cell has a vector of zero length, which a PDB file cannot hold: save it as extended XYZ or GROMACS .gro instead.".to_string());
+        }
         out.push_str(&format!(
             "CRYST1{a:9.3}{b:9.3}{c:9.3}{al:7.2}{be:7.2}{ga:7.2} P 1           1\n"
         ));
@@ -364,6 +370,18 @@ mod tests {
         assert_eq!(element("FE", "X", "HEM"), Some(26));
         assert_eq!(charge("2-"), -2);
         assert_eq!(charge("1+"), 1);
+    }
+
+    /// Found by the `structure_files` fuzz target: a cell with a zero vector gave `NaN` angles.
+    #[test]
+    fn a_cell_with_a_zero_vector_is_refused_in_words() {
+        let mut s = water();
+        s.cell = Some([0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+        let e = write(&s, "").unwrap_err();
+        assert!(
+            e.starts_with("This cell has a vector of zero length"),
+            "{e}"
+        );
     }
 
     #[test]
