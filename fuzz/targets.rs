@@ -5,6 +5,7 @@
 //! (`contract::text`), and the differential rules where two paths must agree.
 #![allow(dead_code)]
 
+use megane_builder_client::chem::files::{read_structure, write_structure, Format};
 use megane_builder_client::chem::molblock::{parse_molblock, write_molblock};
 use megane_builder_client::contract::apply::plan_apply;
 use megane_builder_client::contract::discovery::{
@@ -38,6 +39,7 @@ pub const TARGETS: &[&str] = &[
     "launch",
     "server_url",
     "transfer",
+    "structure_files",
 ];
 
 /// Runs the target `name` on `data` (for the corpus replay test).
@@ -51,6 +53,7 @@ pub fn run(name: &str, data: &[u8]) {
         "launch" => launch(data),
         "server_url" => server_url(data),
         "transfer" => transfer(data),
+        "structure_files" => structure_files(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -452,4 +455,75 @@ pub fn transfer(data: &[u8]) {
             Err(e) => assert_one_line("transfer", &e),
         }
     }
+}
+
+/// The page's structure files (issue 33): any bytes read as each format (by the file name's
+/// extension) are a structure or a one-line error, never a panic; a structure read writes in every
+/// format that takes it, and what was written reads back to the same elements, the positions
+/// within the format's precision (XYZ 1e-7 Å, mol 1e-4 Å, PDB 1e-3 Å, .gro 0.005 Å), the cell
+/// where the format has one (XYZ, PDB, .gro), and the bonds where it has them (mol, PDB).
+pub fn structure_files(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for name in ["f.xyz", "f.pdb", "f.mol", "f.gro", "f.json"] {
+        let opened = match read_structure(name, &text) {
+            Ok(opened) => opened,
+            Err(e) => {
+                assert_one_line("structure file", &e);
+                continue;
+            }
+        };
+        for note in &opened.notes {
+            assert_one_line("note", note);
+        }
+        let s = &opened.structure;
+        for format in Format::ALL {
+            let written = match write_structure(s, format, &opened.title) {
+                Ok(w) => w,
+                Err(e) => {
+                    assert_one_line("write", &e);
+                    continue;
+                }
+            };
+            let again = read_structure(&format!("g.{}", format.extension()), &written)
+                .unwrap_or_else(|e| panic!("{name} written as {format:?} does not re-read: {e}"));
+            let back = &again.structure;
+            assert_eq!(back.elements, s.elements, "{name} as {format:?}: elements");
+            let tolerance = match format {
+                Format::Xyz => 1e-7 * (1.0 + max_abs(&s.positions)),
+                Format::Mol => 1e-4,
+                Format::Pdb => 1e-3,
+                Format::Gro => 5e-3 + 1e-9,
+            };
+            for (a, b) in s.positions.iter().zip(&back.positions) {
+                assert!(
+                    (a - b).abs() <= tolerance,
+                    "{name} as {format:?}: {a} read back as {b}"
+                );
+            }
+            if format != Format::Mol {
+                assert_eq!(
+                    back.cell.is_some(),
+                    s.cell.is_some() && s.cell != Some([0.0; 9]),
+                    "{name} as {format:?}: cell"
+                );
+            }
+            if matches!(format, Format::Mol | Format::Pdb) && !s.bonds.is_empty() {
+                let sorted = |bonds: &[[u32; 2]]| {
+                    let mut b: Vec<[u32; 2]> =
+                        bonds.iter().map(|&[i, j]| [i.min(j), i.max(j)]).collect();
+                    b.sort_unstable();
+                    b
+                };
+                assert_eq!(
+                    sorted(&back.bonds),
+                    sorted(&s.bonds),
+                    "{name} as {format:?}: bonds"
+                );
+            }
+        }
+    }
+}
+
+fn max_abs(values: &[f64]) -> f64 {
+    values.iter().fold(0.0, |m, v| m.max(v.abs()))
 }

@@ -84,7 +84,8 @@ sh tests/peers/run_conformance_suite.sh --install
 
 # Python venv for the MCP test peers (official SDK from PyPI).
 if [ -f tests/peers/requirements.txt ]; then
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import mcp' 2>/dev/null; then
+  # (Again when a peer was added since: RDKit, ASE and gemmi read the page's saved files, issue 33.)
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import mcp, rdkit, ase, gemmi' 2>/dev/null; then
     say "python venv .venv with tests/peers/requirements.txt"
     python3 -m venv .venv
     .venv/bin/pip install -q -r tests/peers/requirements.txt

@@ -58,7 +58,7 @@ test("a 100-water box is made offline from the page the bare clone serves", asyn
   page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));
-  assert.match(await page.textContent("#status"), /library: water, methanol, ethanol, acetonitrile, benzene, caffeine, alanine_dipeptide, ethylene\./);
+  assert.match(await page.textContent("#status"), /library: water, methanol, ethanol, acetonitrile, benzene, caffeine, alanine dipeptide, ethane \(polyethylene repeat unit\)\./);
   assert.equal(await page.locator("#library-list li").count(), 8);
   await page.click('button.tool[data-server="offline"][data-tool="liquid_box"]');
   await page.waitForSelector('[data-path="components/0/molecule"] select');

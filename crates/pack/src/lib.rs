@@ -138,8 +138,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         // Round down so the suggested value itself is below the warning threshold.
         let t_ok = (t_ok * 100.0).floor() / 100.0;
         return Err(PackError::Infeasible(format!(
-            "packing fraction {eta:.2} of the tolerance bodies exceeds {:.2}; lower the tolerance to about {t_ok:.2} Å or pack fewer molecules / use a larger box",
-            feasibility::MAX_FRACTION
+            "kept {tol} Å apart, they would take up {:.0} % of the box's volume, where at most {:.0} % can be filled; lower the minimum distance to about {t_ok:.2} Å, pack fewer molecules or use a larger box.",
+            100.0 * eta,
+            100.0 * feasibility::MAX_FRACTION
         )));
     }
 
@@ -305,8 +306,9 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
         // A dense problem is a likely reason, and only worth a warning when it did not converge.
         if eta > feasibility::WARN_FRACTION {
             warnings.push(format!(
-                "packing fraction {eta:.2} of the tolerance bodies is above {:.2}: so dense a packing may be why it did not converge",
-                feasibility::WARN_FRACTION
+                "kept {tol} Å apart, the molecules take up {:.0} % of the box's volume, above {:.0} %: so dense a packing may be why it did not converge",
+                100.0 * eta,
+                100.0 * feasibility::WARN_FRACTION
             ));
         }
     }
