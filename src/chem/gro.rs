@@ -9,8 +9,10 @@
 //! lower case (`Cl1`) or where the residue is named like the atom (an ion: `NA` in `NA`), else
 //! the first letter. A zero box is no cell. `.gro` has no bonds: the caller perceives them.
 //!
-//! Writer: the standard 3 decimals (what `gmx` and every other reader take: ASE reads fixed
-//! columns), so a position is kept to within 0.0005 nm = 0.005 Å; residue and atom numbers
+//! Writer: the standard 8-column coordinate fields (`%8.4f`: the decimal points 8 apart, as in
+//! `%8.3f`, so GROMACS, which reads the width from them, and ASE, which reads fixed columns, both
+//! take it) with 4 decimals instead of 3, so a position is kept to within 0.00005 nm = 0.0005 Å
+//! (3 decimals would move it by up to 0.005 Å on a Save → Open); residue and atom numbers
 //! modulo 100 000, as GROMACS writes them. A cell GROMACS cannot hold (v1 not along x or v2 not
 //! in the xy plane) is refused in words; no cell is written as a zero box.
 
@@ -138,7 +140,7 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
         .position(|v| !(-999.9..=9999.9).contains(v))
     {
         return Err(format!(
-            "Atom {} lies outside what .gro columns hold (-99.999 to 999.999 nm): save it as extended XYZ instead.",
+            "Atom {} lies outside what .gro columns hold (-99.9999 to 999.9999 nm): save it as extended XYZ instead.",
             i / 3 + 1
         ));
     }
@@ -171,7 +173,7 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
             elements::symbol(s.elements[i]).unwrap_or("X").to_string()
         };
         out.push_str(&format!(
-            "{:5}{residue:<5}{name:>5}{:5}{:8.3}{:8.3}{:8.3}\n",
+            "{:5}{residue:<5}{name:>5}{:5}{:8.4}{:8.4}{:8.4}\n",
             l.residue_ids[i].rem_euclid(100_000),
             (i + 1) % 100_000,
             p[0] / 10.0,
@@ -218,7 +220,7 @@ mod tests {
     }
 
     #[test]
-    fn writes_the_standard_columns_and_a_triclinic_box() {
+    fn writes_the_standard_columns_with_4_decimals_and_a_triclinic_box() {
         let s = Structure {
             elements: vec![8, 1],
             positions: vec![1.0, 2.0, 3.0, 1.5, 2.5, 3.5],
@@ -228,7 +230,9 @@ mod tests {
         };
         let text = write(&s, "t").unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines[2], "    1UNL     O1    1   0.100   0.200   0.300");
+        assert_eq!(lines[2], "    1UNL     O1    1  0.1000  0.2000  0.3000");
+        // The columns of a standard file: x, y, z in 8-character fields from column 21.
+        assert_eq!(&lines[2][20..28], "  0.1000");
         assert_eq!(lines[4], "   2.00000   1.90000   1.80000   0.00000   0.00000   0.30000   0.00000   0.10000   0.20000");
         let back = read(&text).unwrap().structure;
         assert_eq!(back.cell, s.cell.map(|c| c.map(|x| 10.0 * (x / 10.0))));
