@@ -13,6 +13,7 @@
 pub mod density;
 pub mod distances;
 pub mod orientation;
+pub mod report;
 pub mod rigid;
 pub mod structure_factor;
 
