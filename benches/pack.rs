@@ -104,7 +104,7 @@ struct Case {
 }
 
 fn side(mass_total: f64, rho: f64) -> f64 {
-    // Rounded to 4 decimals like packmol_bench.py.
+    // Rounded to 4 decimals, as the packmol baseline's inputs (benches/packmol-baseline/inputs).
     ((mass_total / (rho * NA)).cbrt() * 1e4).round() / 1e4
 }
 
@@ -130,11 +130,11 @@ fn centred(mut t: Template, l: f64) -> Template {
 }
 
 fn cases(dir: &Path) -> Vec<Case> {
-    // Molecules the shared fixtures lack (chloroform, testosterone) are in tests/fixtures.
+    // Molecules tests/fixtures/molecules lacks (chloroform, testosterone) are in tests/fixtures.
     let fixture = |name: &str| {
-        let shared = dir.join(format!("{name}.mol"));
-        if shared.exists() {
-            read_mol(&shared)
+        let common = dir.join(format!("{name}.mol"));
+        if common.exists() {
+            read_mol(&common)
         } else {
             read_mol(
                 &Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/{name}.mol")),
@@ -148,7 +148,7 @@ fn cases(dir: &Path) -> Vec<Case> {
     let (mw, me, mb) = (tmass(&w), tmass(&e), tmass(&b));
     let chloroform = fixture("chloroform");
     // Case e: caffeine centred at (20, 20, 20) in a 40 Å box; 2134 water = 1.00 g/cm³
-    // in the free volume (packmol_bench.py's count).
+    // in the free volume (the baseline's count: the cell less caffeine's Bondi vdW spheres).
     let caf = centred(c, 40.0);
     vec![
         Case {

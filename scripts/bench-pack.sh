@@ -56,7 +56,9 @@ if os.path.exists(bpath):
     for line in open(bpath):
         r = json.loads(line)
         if r.get("engine") == "ours":
-            base.setdefault((r["case"], r["seed"]), []).append(r["cpu_s"])
+            # A revision before getrusage timed by schedstat, which reads 0 on a tiny box: its wall
+            # time there (one thread) bounds its CPU time.
+            base.setdefault((r["case"], r["seed"]), []).append(r["cpu_s"] or r["wall_s"])
 med = lambda v: statistics.median(v) if v else float("nan")
 def judged(case, seed, engine):
     for r in runs.get((case, seed), {}).get(engine, []):

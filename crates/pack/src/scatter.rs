@@ -5,16 +5,17 @@
 //! Why not the even lattice the packer started from before: the optimiser stops as soon as no pair
 //! is closer than the tolerance, so a lattice start survives into the result (S_max 0.2–0.7 N:
 //! a jittered crystal). Why not packmol's uniform random start: its deep overlaps cost the
-//! optimiser most of its work. An RSA packing of spheres at a packing fraction of ~0.3 (below RSA's
-//! jamming at 0.38, so every centre finds room in a few trials) has no long-range order at all, and
-//! no two centres closer than the exclusion diameter: the optimiser only has to turn and nudge.
+//! optimiser most of its work. An RSA packing of spheres at a packing fraction of 0.2 (far below
+//! RSA's jamming at 0.38, so every centre finds room in a few trials) has no long-range order at
+//! all, and no two centres closer than the exclusion diameter: the optimiser only has to turn and
+//! nudge.
 //! Measured (issue 32's note): a stratified start — each molecule uniform in its own lattice cell —
 //! does not do: the optimiser pushes molecules back towards their cells' centres and the Bragg
 //! peaks return (10 000 water: S_max 158 against the line's 48), and 2 000 benzene took 300
 //! iterations instead of 13.
 //!
 //! Sequential (each centre depends on those before it) and cheap: a few distance checks per trial
-//! in a cell list, ~2 trials per molecule. Deterministic for a seed.
+//! in a cell list, a few trials per molecule. Deterministic for a seed.
 
 use super::cells::{wrap, PeriodicGrid};
 use super::rigid::{Mat3, Rng};
