@@ -145,3 +145,32 @@ fn long_molecules_split_copies_and_lattices() {
     assert!(!r.disordered());
     assert!((r.centres.peak.s - 512.0).abs() < 5.0, "{:?}", r.centres);
 }
+
+/// The grid's S(k) against the plain sum over every judged vector on a real box of 1 000
+/// molecules (packmol's water): the same largest value, at the same vector.
+#[test]
+fn grid_structure_factor_matches_the_direct_sum_on_a_packed_box() {
+    use megane_builder_client::pack::judge::structure_factor::{s_max, s_max_direct, s_of};
+    let s = packed("water1000_rho1.0_tol2.0_packmol21.2.3_seed1.json");
+    let l = s.cell.unwrap()[0];
+    let oxygens: Vec<[f64; 3]> = s
+        .positions
+        .chunks_exact(9)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    assert_eq!(oxygens.len(), 1000);
+    let v = l * l * l;
+    let grid = s_max(&oxygens, [l; 3], v);
+    let direct = s_max_direct(&oxygens, [l; 3], v);
+    assert_eq!(grid.vectors, direct.vectors);
+    assert_eq!(
+        grid.n.map(i64::abs),
+        direct.n.map(i64::abs),
+        "{grid:?} {direct:?}"
+    );
+    assert!(
+        (grid.s - direct.s).abs() < 0.005 * direct.s,
+        "{grid:?} {direct:?}"
+    );
+    assert!((s_of(&oxygens, [l; 3], direct.n) - direct.s).abs() < 1e-9);
+}
