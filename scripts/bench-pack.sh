@@ -13,7 +13,7 @@
 #   count every thread); PYTHON: the interpreter whose `packmol` package gives the binary (default
 #   python3; `pip install packmol==21.2.3`), or PACKMOL=path.
 #   BASE=<git revision> (e.g. main) also runs that revision's packer (its own `cargo bench --bench
-#   pack`, ours only, in a worktree under target/) in every round, between ours and the peers, and
+#   pack`, ours only, from `git archive` under target/) in every round, between ours and the peers, and
 #   judges its boxes with this tree's judge: what a change cost, measured in the same run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
@@ -26,10 +26,11 @@ echo "== load: $(uptime)"
 cd "$here"
 cargo build -q --release --example pack_judge
 if [ -n "${BASE:-}" ]; then
+    # The revision's files (git archive: no worktree is registered), built in a target of its own.
     base_src="$here/target/bench-base-src"
-    [ -d "$base_src" ] || git worktree add -q --detach "$base_src" "$BASE"
-    git -C "$base_src" checkout -q --detach "$BASE"
-    echo "== base $BASE at $(git -C "$base_src" rev-parse --short HEAD)"
+    rm -rf "$base_src" && mkdir -p "$base_src"
+    git archive "$BASE" | tar -x -C "$base_src"
+    echo "== base $BASE at $(git rev-parse --short "$BASE")"
 fi
 for round in $(seq 1 "$rounds"); do
     echo "== round $round: ours + peers (cargo bench --bench pack) -> $out"
