@@ -251,6 +251,19 @@ struct Outcome {
     note: String,
 }
 
+impl Outcome {
+    /// A run that gave no structure, with why.
+    fn failed(cpu: f64, wall: f64, note: String) -> Outcome {
+        Outcome {
+            cpu,
+            wall,
+            converged: None,
+            note,
+            positions: Vec::new(),
+        }
+    }
+}
+
 /// Runs one engine once on the case (a small case `repeat` times for its timing, the first result
 /// kept). `None`: the engine cannot run here (packmol not installed).
 #[allow(clippy::too_many_arguments)]
@@ -312,13 +325,7 @@ fn run_engine(
                     note: format!("{} it", o.iterations),
                     positions: o.positions,
                 },
-                Err(e) => Outcome {
-                    cpu,
-                    wall,
-                    converged: None,
-                    note: e.to_string(),
-                    positions: Vec::new(),
-                },
+                Err(e) => Outcome::failed(cpu, wall, e.to_string()),
             })
         }
         "molpack" => {
@@ -362,13 +369,7 @@ fn run_engine(
                         positions,
                     }
                 }
-                Err(e) => Outcome {
-                    cpu,
-                    wall,
-                    converged: None,
-                    note: e.to_string(),
-                    positions: Vec::new(),
-                },
+                Err(e) => Outcome::failed(cpu, wall, e.to_string()),
             })
         }
         "packmol" => {
@@ -407,13 +408,7 @@ fn run_engine(
                     note: String::new(),
                     positions: run.positions,
                 },
-                Err(e) => Outcome {
-                    cpu: f64::NAN,
-                    wall: f64::NAN,
-                    converged: None,
-                    note: e,
-                    positions: Vec::new(),
-                },
+                Err(e) => Outcome::failed(f64::NAN, f64::NAN, e),
             })
         }
         other => panic!("unknown engine {other}"),

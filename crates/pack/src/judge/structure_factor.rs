@@ -36,6 +36,16 @@ pub struct Peak {
     pub vectors: usize,
 }
 
+impl Peak {
+    /// No vector judged.
+    pub const NONE: Peak = Peak {
+        s: 0.0,
+        n: [0; 3],
+        k: 0.0,
+        vectors: 0,
+    };
+}
+
 /// The line between a liquid and a lattice for `n` molecules: `3 ln(32 N) + 10` (43 at 2 000
 /// molecules, 55 at 10⁵). Over ~32 N independent vectors an ideal gas's largest S is about
 /// ln(32 N) (S is exponentially distributed with mean 1); a liquid's peak near 2π/a raises the
@@ -95,12 +105,7 @@ fn fractional(points: &[[f64; 3]], box_lengths: [f64; 3]) -> Vec<[f64; 3]> {
 /// grid (see the module header). Fewer than 2 centres: no vector, S 0.
 pub fn s_max(centres: &[[f64; 3]], box_lengths: [f64; 3], free_volume: f64) -> Peak {
     let n = centres.len();
-    let none = Peak {
-        s: 0.0,
-        n: [0; 3],
-        k: 0.0,
-        vectors: 0,
-    };
+    let none = Peak::NONE;
     if n < 2 {
         return none;
     }
@@ -298,12 +303,7 @@ fn smooth_at_least(n: usize) -> usize {
 /// [`s_max`] by the plain sum over every judged vector (O(N × vectors)): the reference.
 pub fn s_max_direct(centres: &[[f64; 3]], box_lengths: [f64; 3], free_volume: f64) -> Peak {
     let n = centres.len();
-    let mut best = Peak {
-        s: 0.0,
-        n: [0; 3],
-        k: 0.0,
-        vectors: 0,
-    };
+    let mut best = Peak::NONE;
     if n < 2 {
         return best;
     }
