@@ -79,6 +79,19 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         })
         .collect();
     let mut outcome = common.pack(species, lengths, Vec::new(), control)?;
+    let per_species: Vec<(usize, usize)> = molecules
+        .iter()
+        .zip(&counts)
+        .map(|(m, &c)| (m.template.elements.len(), c))
+        .collect();
+    let volume = lengths[0] * lengths[1] * lengths[2];
+    let ordered = super::order_warning(
+        &outcome.positions,
+        &per_species,
+        lengths,
+        volume,
+        outcome.packing_fraction,
+    );
     let cell = [
         lengths[0], 0.0, 0.0, 0.0, lengths[1], 0.0, 0.0, 0.0, lengths[2],
     ];
@@ -108,11 +121,13 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         .collect::<Vec<_>>()
         .join("-");
     let summary = super::summary_with_density(summary, &outcome);
+    let mut warnings = super::outcome_warnings(&outcome, tolerance);
+    warnings.extend(ordered);
     Ok(call_result(
         &name,
         &summary,
         structure,
-        &super::outcome_warnings(&outcome, tolerance),
+        &warnings,
         common.seed,
     ))
 }

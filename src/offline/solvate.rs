@@ -75,6 +75,13 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         count,
     }];
     let mut outcome = common.pack(species, lengths, fixed, control)?;
+    let ordered = super::order_warning(
+        &outcome.positions,
+        &[(solvent.template.elements.len(), count)],
+        lengths,
+        free,
+        outcome.packing_fraction,
+    );
     super::report_writing(control, outcome.positions.len());
     let structure = packed_structure(
         std::slice::from_ref(&solvent),
@@ -91,13 +98,9 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
     );
     let name = format!("{}-solvent", solvent.name);
     let summary = super::summary_with_density(summary, &outcome);
-    Ok(call_result(
-        &name,
-        &summary,
-        structure,
-        &super::outcome_warnings(&outcome, tolerance),
-        seed,
-    ))
+    let mut warnings = super::outcome_warnings(&outcome, tolerance);
+    warnings.extend(ordered);
+    Ok(call_result(&name, &summary, structure, &warnings, seed))
 }
 
 /// The edge lengths of an orthorhombic cell, or the one-line error for a skewed one.
