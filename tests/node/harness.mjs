@@ -68,14 +68,17 @@ export async function launchFirefox() {
   });
 }
 
-/** A console message the tests refuse, as one line, or null: every error and every warning (the
- *  page's, its Workers' and the Workers those start: both drivers report all three), unless `expected`
- *  matches its text (e.g. the browser's own line for an HTTP 401 a test provokes). Warnings count
- *  because the package must leave none of its own (e.g. wasm-bindgen's "using deprecated parameters
- *  for the initialization function"). `type` is the driver's name for it: "warning" (playwright) or
- *  "warn" (puppeteer). */
+/** A console message the tests refuse, as one line, or null: every error, and every warning a script
+ *  logs (the page's, its Workers' and the Workers those start: both drivers report all three), unless
+ *  `expected` matches its text (e.g. the browser's own line for an HTTP 401 a test provokes). Warnings
+ *  count because the package must leave none of its own (e.g. wasm-bindgen's "using deprecated
+ *  parameters for the initialization function", from pkg/threads/megane_builder_client.js); the
+ *  browser's own notes, attributed to the page itself (Chromium's "GPU stall due to ReadPixels" when a
+ *  test reads the 3D view back), are not the package's. `type` is the driver's name for it: "warning"
+ *  (playwright) or "warn" (puppeteer). */
 export function consoleProblem(type, text, url, expected = null) {
   if (!["error", "warning", "warn"].includes(type) || url?.endsWith("/favicon.ico")) return null;
+  if (type !== "error" && !/\.m?js(\?.*)?$|^blob:/.test(url ?? "")) return null;
   if (expected && expected.test(text)) return null;
   return `${type}: ${text} (${url})`;
 }
