@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, launchBrowser, startServer } from "./harness.mjs";
+import { ROOT, launchBrowser, startServer, consoleProblem } from "./harness.mjs";
 
 const SHOTS = join(ROOT, "artifacts", "screenshots");
 let server, browser, page;
@@ -22,7 +22,7 @@ before(async () => {
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
+  page.on("console", (m) => { const p = consoleProblem(m.type(), m.text(), m.location().url); if (p) errors.push(p); });
   page.on("dialog", (d) => { dialogs.push(d.message()); answer ? d.accept() : d.dismiss(); });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));

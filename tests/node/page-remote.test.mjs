@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, consoleProblem, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "page-token-5d2e";
 const RECORDED = join(FIXTURES, "megane-recorded");
@@ -37,8 +37,9 @@ before(async () => {
   page.on("console", (m) => {
     // The wrong-token test provokes HTTP 401s, which Chromium logs as console errors itself; so is the
     // default auto probe's refused preflight (the peer's CORS list lacks the 2026-07-28 headers).
-    const expected = /status of 401 \(Unauthorized\)/.test(m.text()) || AUTO_PROBE_CONSOLE.test(m.text());
-    if (m.type() === "error" && !expected) errors.push(`${m.text()} (${m.location().url})`);
+    const expected = new RegExp(`status of 401 \\(Unauthorized\\)|${AUTO_PROBE_CONSOLE.source}`);
+    const problem = consoleProblem(m.type(), m.text(), m.location().url, expected);
+    if (problem) errors.push(problem);
   });
   page.on("dialog", (d) => { dialogs.push(d.message()); d.accept(); });
 });
