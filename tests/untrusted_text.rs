@@ -1,6 +1,6 @@
 //! §6/§9: untrusted text (server titles, keys, messages, link parts) becomes one line on every
 //! path that shows it: labels, hidden-tool reasons, notices, form errors, argument problems,
-//! result errors, launch-link errors. One sanitiser (`contract::text`) decides; these tests feed
+//! result errors, launch-link errors. One sanitiser (`wire::text`) decides; these tests feed
 //! the same hostile strings to every path.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -231,7 +231,7 @@ fn mcp_errors_use_the_same_sanitiser() {
 
 #[test]
 fn an_echoed_token_is_hidden_without_mangling_words() {
-    use megane_builder_client::mcp::errors::redact;
+    use megane_builder_client::wire::secrets::redact;
     let long = "s3cr3t-T0ken-value";
     assert_eq!(
         redact(&format!("bad token {long}; was x{long}y"), Some(long)),

@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use super::form::Form;
 use super::marker::{Apply, Category, DocumentUse, Marker, MARKER_KEY, SUPPORTED_CONTRACTS};
-use super::text::{excerpt, one_line, one_line_ref, plain_text_ref};
 use super::validate::{Compiled, SchemaEntry};
+use crate::wire::text::{excerpt, one_line, one_line_ref, plain_text_ref};
 
 /// §3/§9: image types an icon `data:` URI may carry.
 pub const ALLOWED_ICON_TYPES: &[&str] = &[

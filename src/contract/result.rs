@@ -30,8 +30,9 @@ use super::structure::{
     at_path, read_placed, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
     SPLICE_MARK,
 };
-use super::text::{excerpt, message_block, one_line};
-use crate::mcp::sse::{DataTap, SseDecoder, SseEvent};
+use crate::wire::jsonrpc::{self, RpcError};
+use crate::wire::sse::{DataTap, SseDecoder, SseEvent};
+use crate::wire::text::{excerpt, message_block, one_line};
 use megane_structure_scan::{CallStream, Streamed};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
@@ -51,11 +52,7 @@ pub struct ResultLimits {
     pub max_bytes: usize,
 }
 
-/// §9/§5.1: the one byte cap on a `tools/call` result, on every path (the transport's response
-/// body, `interpretCall` bytes / text / objects, `builderInterpretCall`): 64 MiB, Builder's own
-/// cap, which holds a 500 000-atom result (~31 MB of JSON for the liquid_box shape) with room for
-/// the optional channels.
-pub const MAX_RESULT_BYTES: usize = 64 * 1024 * 1024;
+pub use crate::wire::caps::MAX_RESULT_BYTES;
 
 impl Default for ResultLimits {
     fn default() -> Self {
@@ -316,7 +313,7 @@ fn plain_call(value: Value) -> Result<Value, String> {
     if object.contains_key("jsonrpc") {
         if let Some(error) = object.get("error") {
             let error = RpcError::deserialize(error).unwrap_or_default();
-            return Err(server_failed(&error));
+            return Err(error.failure_line());
         }
         if let Some(inner) = object.remove("result") {
             return match inner {
@@ -397,10 +394,10 @@ pub fn interpret_call_prescanned(
     tool_name: &str,
     marker: &Marker,
     text: &[u8],
-    prescanned: crate::mcp::jsonrpc::Prescanned,
+    prescanned: jsonrpc::Prescanned,
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
-    let crate::mcp::jsonrpc::Prescanned {
+    let jsonrpc::Prescanned {
         structure,
         facts,
         structure_len,
@@ -490,7 +487,7 @@ fn json_len(value: &Value) -> usize {
 fn tool_error_despite(probe: Option<ErrorProbe>, tool_name: Option<&str>) -> Option<String> {
     let probe = probe?;
     if let Some(error) = &probe.error {
-        return Some(server_failed(error));
+        return Some(error.failure_line());
     }
     let call = match probe.result {
         Some(inner) => *inner,
@@ -515,7 +512,7 @@ pub fn is_refusal_bytes(bytes: &[u8]) -> bool {
 impl ErrorProbe {
     fn refuses(&self) -> bool {
         if let Some(error) = &self.error {
-            return error.code == crate::mcp::jsonrpc::INVALID_PARAMS;
+            return error.code == jsonrpc::INVALID_PARAMS;
         }
         match &self.result {
             Some(inner) => inner.is_error == Some(true),
@@ -721,7 +718,7 @@ fn starts_with_field_path(message: &str) -> bool {
 /// Follows a JSON-RPC envelope to the `CallToolResult`, or turns its `error` into the §6 line.
 fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
     if let Some(error) = &wire.error {
-        return Err(server_failed(error));
+        return Err(error.failure_line());
     }
     match wire.result {
         Some(inner) if inner.result.is_some() || inner.error.is_some() => {
@@ -729,16 +726,6 @@ fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
         }
         Some(inner) => Ok(*inner),
         None => Ok(wire),
-    }
-}
-
-/// §6: a JSON-RPC error as `The server failed: <first line of its message>`.
-fn server_failed(error: &RpcError) -> String {
-    let message = one_line(&error.message);
-    if message.is_empty() {
-        format!("The server failed: error {}", error.code)
-    } else {
-        format!("The server failed: {message}")
     }
 }
 
@@ -927,17 +914,6 @@ pub struct ContentItem {
     /// `text` of a text item.
     #[serde(default)]
     pub text: Option<String>,
-}
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct RpcError {
-    /// JSON-RPC error code.
-    #[serde(default)]
-    pub code: i64,
-    /// Human-readable message.
-    #[serde(default)]
-    pub message: String,
 }
 
 fn content_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<ContentItem>>, D::Error> {

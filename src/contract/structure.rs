@@ -16,12 +16,11 @@ use std::ops::Index;
 
 use megane_structure_scan::checks;
 
-use super::text::excerpt;
+use crate::wire::text::excerpt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-/// §5.1: Builder accepts at most this many atoms per result.
-pub const MAX_ATOMS: usize = 500_000;
+pub use crate::wire::caps::MAX_ATOMS;
 
 /// §5.1: the highest atomic number.
 pub const MAX_ELEMENT: u8 = 118;

@@ -23,19 +23,18 @@ use super::auth;
 use super::body::{BodyError, BodyReader};
 use super::call::{parse_progress, DEFAULT_REQUEST_TIMEOUT_MS};
 use super::elicit::{self, ElicitId, Form};
-use super::endpoint::Endpoint;
-use super::errors::{error_body_text, http_failure, one_line, redact, McpError};
+use super::errors::{error_body_text, http_failure, McpError};
 use super::headers::{body_kind, header_value, HttpRequest, SESSION_ID};
-use super::jsonrpc::{self, Incoming, RawJson, RpcError};
 use super::param_headers::{self, Binding};
+use super::revisions;
 use super::session::{RequestFactory, Session};
 use super::version::{self, Era, ProtocolChoice};
-use crate::contract::timing::{call_deadline_ms, call_timeout_ms};
-
-/// Default cap on one response body: the contract's one result cap
-/// ([`MAX_RESULT_BYTES`](crate::contract::result::MAX_RESULT_BYTES), §9/§5.1), so a body the
-/// transport accepts is never refused by the size check of the result it carries.
-pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = crate::contract::result::MAX_RESULT_BYTES as u64;
+use crate::wire::caps::MAX_RESPONSE_BYTES;
+use crate::wire::endpoint::Endpoint;
+use crate::wire::jsonrpc::{self, Incoming, RawJson, RpcError};
+use crate::wire::secrets::Secrets;
+use crate::wire::text::one_line;
+use crate::wire::timing::{call_deadline_ms, call_timeout_ms};
 
 /// Connection settings. `Debug` never shows the token.
 #[derive(Clone)]
@@ -70,7 +69,7 @@ impl Config {
             client_name: env!("CARGO_PKG_NAME").to_string(),
             client_version: env!("CARGO_PKG_VERSION").to_string(),
             origin: None,
-            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_response_bytes: MAX_RESPONSE_BYTES,
             elicitation: false,
         }
     }
@@ -209,7 +208,7 @@ pub struct CallOptions {
     /// The tool's `expectedSeconds` (contract §3), for the timeout.
     pub expected_seconds: Option<f64>,
     /// An explicit timeout in milliseconds (capped at 30 minutes; 0 means the contract's):
-    /// `contract::timing::call_timeout_ms`.
+    /// `wire::timing::call_timeout_ms`.
     pub timeout_ms: Option<u64>,
     /// Read a §5.1 Structure at `structuredContent.structure` of the answer (a JSON body, or the
     /// SSE event that carries it) while it comes in
@@ -895,7 +894,8 @@ impl Client {
         let Some(ex) = self.exchanges.remove(&exchange) else {
             return;
         };
-        let target_host = location.map(|l| super::endpoint::redirect_host(l, &self.endpoint.host));
+        let target_host =
+            location.map(|l| crate::wire::endpoint::redirect_host(l, &self.endpoint.host));
         self.fail_purpose(ex.purpose, McpError::Redirected { target_host });
     }
 
@@ -903,7 +903,7 @@ impl Client {
         let Some(ex) = self.exchanges.remove(&exchange) else {
             return;
         };
-        let detail = redact(&one_line(detail), self.token.as_deref());
+        let detail = self.secrets().line(detail);
         let error = McpError::Network {
             url: self.endpoint.url.clone(),
             detail: detail.clone(),
@@ -1021,7 +1021,7 @@ impl Client {
                 self.state = State::Probing;
                 self.session = Session {
                     era: Era::Modern,
-                    version: Some(version::MODERN.into()),
+                    version: Some(revisions::MODERN.into()),
                     session_id: None,
                 };
                 let id = self.rpc_id();
@@ -1042,7 +1042,7 @@ impl Client {
         };
         let id = self.rpc_id();
         let params = json!({
-            "protocolVersion": version::LEGACY_OFFER,
+            "protocolVersion": revisions::LEGACY_OFFER,
             "capabilities": self.capabilities,
             "clientInfo": self.client_info,
         });
@@ -1405,7 +1405,7 @@ impl Client {
                 Err(e) if self.protocol == ProtocolChoice::Auto => {
                     self.notice(format!(
                         "The server did not accept the 2026-07-28 probe ({}); using the initialize handshake.",
-                        one_line(&e.message)
+                        self.secrets().line(e.message_text())
                     ));
                     self.fall_back_to_legacy(now);
                 }
@@ -1423,13 +1423,16 @@ impl Client {
     }
 
     fn rpc_failure(&self, e: &RpcError) -> McpError {
-        let msg = redact(&e.message, self.token.as_deref());
+        let message = self.secrets().line(e.message_text());
         if e.code == jsonrpc::INVALID_PARAMS {
-            return McpError::InvalidParams {
-                message: one_line(&msg),
-            };
+            return McpError::InvalidParams { message };
         }
-        McpError::server(format!("{} (JSON-RPC error {})", one_line(&msg), e.code))
+        McpError::server(format!("{message} (JSON-RPC error {})", e.code))
+    }
+
+    /// The secrets a message made here must not show: the token.
+    fn secrets(&self) -> Secrets<'_, 1> {
+        Secrets([self.token.as_deref()])
     }
 
     fn initialize_result(&mut self, result: Value) {
@@ -1491,8 +1494,12 @@ impl Client {
             .get("_meta")
             .and_then(|m| m.get("io.modelcontextprotocol/serverInfo"));
         let server_info = server_info.or_else(|| result.get("serverInfo")).cloned();
-        let info =
-            self.server_info_from(&result, server_info.as_ref(), version::MODERN, Era::Modern);
+        let info = self.server_info_from(
+            &result,
+            server_info.as_ref(),
+            revisions::MODERN,
+            Era::Modern,
+        );
         self.server = Some(info);
         self.become_ready(now);
     }
@@ -1848,10 +1855,7 @@ impl Client {
             }
         }
         let rpc_error = jsonrpc::error_in_body(body);
-        let text = redact(
-            &error_body_text(ex.content_type.as_deref(), body),
-            self.token.as_deref(),
-        );
+        let text = error_body_text(ex.content_type.as_deref(), body, &self.secrets());
         // A legacy session that the server no longer knows: start a new one once, then retry.
         if status == 404
             && ex.sent_session
@@ -1976,7 +1980,7 @@ impl Client {
             _ => match &rpc_error {
                 Some(e) => McpError::server(format!(
                     "{} (HTTP {status}, JSON-RPC error {})",
-                    redact(&one_line(&e.message), self.token.as_deref()),
+                    self.secrets().line(e.message_text()),
                     e.code
                 )),
                 None => http_failure(status, &text),

@@ -32,7 +32,7 @@ use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResu
 use super::elicit::{Action, ElicitId, Form};
 use super::errors::McpError;
 use super::headers::{HttpRequest, AUTHORIZATION};
-use super::jsonrpc::RawJson;
+use crate::wire::jsonrpc::RawJson;
 
 /// Progress callback: `(fraction, message)`.
 pub type ProgressFn = Box<dyn FnMut(Option<f64>, Option<String>)>;

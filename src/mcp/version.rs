@@ -1,19 +1,9 @@
-//! MCP protocol revisions: which we speak, how a legacy `initialize` answer and a modern -32022 error are
-//! negotiated, and which protocol era the host asked for.
+//! MCP protocol negotiation: how a legacy `initialize` answer and a modern -32022 error are
+//! negotiated against the revisions we speak ([`super::revisions`]), and which protocol era the
+//! host asked for.
 
 use super::errors::McpError;
-
-/// The newest legacy revision, offered in `initialize`.
-pub const LEGACY_OFFER: &str = "2025-11-25";
-
-/// Legacy (initialize-handshake) revisions we accept in a server's `initialize` answer, newest first.
-pub const LEGACY_SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// The stateless (modern era) revision we speak.
-pub const MODERN: &str = "2026-07-28";
-
-/// Modern revisions we can speak, newest first.
-pub const MODERN_SUPPORTED: [&str; 1] = [MODERN];
+use super::revisions::{LEGACY_SUPPORTED, MODERN_SUPPORTED};
 
 /// Which protocol era the host asked for.
 ///
@@ -64,11 +54,6 @@ pub fn accept_legacy(answer: &str) -> Result<&'static str, McpError> {
         .ok_or_else(|| McpError::UnsupportedVersion {
             offered: answer.chars().take(40).collect(),
         })
-}
-
-/// Whether a revision needs the `MCP-Protocol-Version` header (2025-06-18 and later).
-pub fn sends_version_header(version: &str) -> bool {
-    version >= "2025-06-18"
 }
 
 /// The newest modern revision in `supported` (from a -32022 error's data) that we also speak.

@@ -1,6 +1,6 @@
 //! The wasm side of the `megane` entry (`src/js/megane.js`): Megane Builder's tool seam over the
 //! contract core. Each function is a thin wrapper over one core rule ([`crate::contract::seam`],
-//! [`crate::contract::apply`], [`crate::contract::result`], [`crate::mcp::endpoint`]); `megane.js`
+//! [`crate::contract::apply`], [`crate::contract::result`], [`crate::wire::endpoint`]); `megane.js`
 //! only loads the wasm and shapes the connection.
 //!
 //! Functions that take a structure are given Builder's already-validated `result.structure`; an
@@ -19,7 +19,7 @@ use crate::contract::discovery::parse_tool_list;
 use crate::contract::result::{failure_kind, interpret_unmarked_bytes, Interpreted, ResultLimits};
 use crate::contract::seam::{builder_failure, tool_listing};
 use crate::contract::structure::Structure;
-use crate::mcp::endpoint::display_url;
+use crate::wire::endpoint::display_url;
 
 /// A §5.1 structure from JavaScript, validated; the error is one line.
 fn structure_from_js(structure: JsValue) -> Result<Structure, JsError> {

@@ -25,9 +25,9 @@
 //!    identity assertion of the host's (RFC 7523 jwt-bearer) or to a client with a secret
 //!    (`client_credentials`; MCP extensions `auth/wif` and `oauth-client-credentials`).
 //!
-//! Every refusal is [`McpError::Authorization`]: one line a user can act on, through the one
-//! sanitiser ([`one_line`]) and with secrets redacted ([`redact`]); a token never goes into a URL,
-//! a message or `Debug` output.
+//! Every refusal is [`McpError::Authorization`]: one line a user can act on, with the secrets the
+//! flow holds hidden ([`Secrets::line`]); a token never goes into a URL, a message or `Debug`
+//! output.
 
 pub mod challenge;
 pub mod dpop;
@@ -43,8 +43,10 @@ use sha2::{Digest, Sha256};
 
 pub use challenge::Challenge;
 
-use super::errors::{http_status, one_line, redact, McpError};
+use super::errors::{http_status, McpError};
 use super::headers::{HttpRequest, Method};
+use crate::wire::secrets::Secrets;
+use crate::wire::text::one_line;
 
 /// Most authorization flows for one operation (the sign-in and one step-up): a server whose 403
 /// `insufficient_scope` never ends does not open a third sign-in window.
@@ -442,10 +444,9 @@ impl Flow {
         })
     }
 
-    /// One line for a message: the sanitiser, then every secret this flow holds redacted.
+    /// One line for a message: every secret this flow holds hidden, then the sanitiser.
     fn shown(&self, text: &str) -> String {
-        let mut s = one_line(text);
-        for secret in [
+        Secrets([
             self.config.client_secret.as_deref(),
             self.config.assertion.as_deref(),
             self.config.enterprise.as_ref().map(|e| e.id_token.as_str()),
@@ -461,10 +462,8 @@ impl Flow {
                 .as_ref()
                 .and_then(|r| r.client_secret.as_deref()),
             Some(self.verifier.as_str()),
-        ] {
-            s = redact(&s, secret);
-        }
-        s
+        ])
+        .line(text)
     }
 
     fn fail(&mut self, message: String) {
