@@ -3,7 +3,7 @@
 use super::headers::BodyKind;
 use megane_structure_scan::{CallStream, Streamed};
 
-use crate::contract::structure::SPLICE_MARK;
+use crate::contract::structure::read::SPLICE_MARK;
 use crate::wire::caps::MAX_ERROR_BODY;
 use crate::wire::jsonrpc::{parse_owned, parse_text, Incoming, Prescanned};
 use crate::wire::sse::{data_text, DataTap, SseDecoder, SseEvent};

@@ -29,7 +29,9 @@ use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::marker::Marker;
-use super::structure::{read_placed, without_position, Structure, SPLICE_MARK};
+use super::structure::fields::without_position;
+use super::structure::read::{read_placed, SPLICE_MARK};
+use super::structure::Structure;
 use crate::wire::jsonrpc::{self, RpcError};
 use crate::wire::sse::{DataTap, SseDecoder, SseEvent};
 use crate::wire::text::{message_block, one_line};

@@ -13,7 +13,8 @@ use serde_json::value::RawValue;
 
 use super::differential::{assert_facts_hold, float_bits, same, wrap, Split};
 use super::{interpret_bytes, read_call, read_whole, Interpreted, ResultLimits};
-use crate::contract::structure::{with_scan, Structure};
+use crate::contract::structure::read::with_scan;
+use crate::contract::structure::Structure;
 
 /// Checks one body; returns whether the scanner read it.
 fn check_body(body: &[u8], what: &str) -> bool {

@@ -9,9 +9,10 @@ use serde::Deserialize;
 use serde_json::{Map, Number, Value};
 
 use super::checked::BuilderResult;
-use crate::contract::structure::{
-    at_path, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
+use crate::contract::structure::fields::{
+    at_path, without_position, Int, ListSeed, Nullable, Skip, Text,
 };
+use crate::contract::structure::Structure;
 use crate::wire::jsonrpc::RpcError;
 use crate::wire::text::{excerpt, one_line};
 
