@@ -15,6 +15,8 @@
 //! - [`elicit`]: elicitation forms (defaults, answers).
 //! - [`client`]: the state machine.
 //! - [`auth`]: the authorization flow (OAuth 2.1 + PKCE: metadata discovery, registration, tokens).
+//! - [`signin`]: the sign-in and retry policy of a connection (which failed operation signs in,
+//!   waits or is retried; DPoP nonces and proofs).
 //! - `fetch` (wasm32 only): the transport on the global `fetch`.
 //!
 //! Driving the core (what `fetch` does, and what the tests do with sockets or recordings):
@@ -59,6 +61,7 @@ pub mod headers;
 pub mod param_headers;
 pub mod revisions;
 pub mod session;
+pub mod signin;
 pub mod version;
 
 pub use client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
