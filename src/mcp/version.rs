@@ -2,8 +2,11 @@
 //! negotiated against the revisions we speak ([`super::revisions`]), and which protocol era the
 //! host asked for.
 
+use serde_json::Value;
+
 use super::errors::McpError;
 use super::revisions::{LEGACY_SUPPORTED, MODERN_SUPPORTED};
+use crate::wire::jsonrpc::RpcError;
 
 /// Which protocol era the host asked for.
 ///
@@ -82,4 +85,27 @@ pub fn has_mutual_legacy(supported: &[String]) -> bool {
     LEGACY_SUPPORTED
         .iter()
         .any(|v| supported.iter().any(|s| s == v))
+}
+
+/// The versions a -32022 error lists in `data.supported` (or `data.supportedVersions`).
+pub fn supported_in(e: &RpcError) -> Vec<String> {
+    version_list(
+        e.data
+            .as_ref()
+            .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions"))),
+    )
+}
+
+/// The protocol versions a server lists (`supportedVersions`, or -32022's `data.supported`):
+/// the strings of a JSON array, empty when absent or not an array.
+pub fn version_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }
