@@ -2,7 +2,7 @@
 //! an authorization server that echoes a client secret) must not put it in a message. The MCP
 //! client and the authorization flow make every error that carries a server's text through
 //! [`Secrets::line`], which hides the secrets they hold and then makes the one line
-//! ([`one_line`](super::text::one_line)); nothing else calls [`redact`].
+//! ([`super::text::one_line`]); nothing else calls [`redact`].
 
 use super::text::one_line;
 

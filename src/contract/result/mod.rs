@@ -20,7 +20,7 @@
 
 //!
 //! Files: this one reads a response (the entry points, the bytes path with its Structure scan, the
-//! §6 lines of a refused call); [`checked`] holds the result types and their one check, [`wire`]
+//! §6 lines of a refused call); `checked.rs` holds the result types and their one check, `wire.rs`
 //! the wire shapes and their typed reader.
 
 use std::borrow::Cow;

@@ -176,7 +176,7 @@ fn rpc_error_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RpcError>, 
 }
 
 impl<'de> Deserialize<'de> for BuilderResult {
-    /// §5 wire format without the marker check (see [`check_builder_result`]); errors name the
+    /// §5 wire format without the marker check (see [`check_builder_result`](super::check_builder_result)); errors name the
     /// field.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_map(BuilderResultVisitor)

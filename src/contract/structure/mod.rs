@@ -8,9 +8,9 @@
 //! Unknown fields are ignored (§11); `null` in an optional field means absent (pydantic servers
 //! send that).
 //!
-//! Files: this one holds the Structure and its §5.1 rules; [`column`] the dictionary-encoded
-//! string channels, [`fields`] the serde building blocks every typed reader of the contract core
-//! uses (field paths in errors, typed scalars, lists, bounded skipping), [`read`] the Structure's
+//! Files: this one holds the Structure and its §5.1 rules; `column.rs` the dictionary-encoded
+//! string channels, `fields.rs` the serde building blocks every typed reader of the contract core
+//! uses (field paths in errors, typed scalars, lists, bounded skipping), `read.rs` the Structure's
 //! wire reader (and the placeholder for a Structure the scan read while its body streamed in).
 
 use std::cell::Cell;
@@ -70,7 +70,7 @@ pub struct Structure {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scalars: Option<BTreeMap<String, Vec<f64>>>,
     /// The scan's facts about these columns, when the scan read this Structure while its body
-    /// streamed in ([`read_placed`](read::read_placed)); not part of the value.
+    /// streamed in (`read::read_placed`); not part of the value.
     #[serde(skip)]
     pub scanned: ScanFacts,
 }
@@ -125,7 +125,7 @@ impl Structure {
 
     /// §5.1: checks every rule; the first violation is returned as one line naming the field
     /// (`structure.<field>[index]: …`). For the Structure a scan read while its body streamed
-    /// in ([`read_placed`](read::read_placed)), the first call consults the scan's facts ([`Structure::scanned`]):
+    /// in (`read::read_placed`), the first call consults the scan's facts ([`Structure::scanned`]):
     /// a column they clear is not searched again (issue 10: the searches were most of what ran
     /// after the last byte); a column they do not clear is searched as for any other Structure,
     /// so the outcome is the same.
