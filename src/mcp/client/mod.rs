@@ -767,6 +767,19 @@ impl Client {
         }
     }
 
+    /// Where a failure of an exchange goes: its operation, the connection (the handshake), or
+    /// nowhere (a notification); a close's DELETE ends the close whatever its answer.
+    fn fail_purpose(&mut self, purpose: Purpose, error: McpError) {
+        match purpose {
+            Purpose::Rpc(op) => self.fail_op(op, error),
+            Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {
+                self.fail_connection(error)
+            }
+            Purpose::Notify => {}
+            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
+        }
+    }
+
     /// Stops an operation from the client side (cancel, timeout, close).
     fn stop_op(&mut self, op: OpId, error: McpError) {
         let Some(o) = self.ops.get(&op) else { return };

@@ -2,7 +2,7 @@
 //! JSON-RPC error) as the one-line [`McpError`] a user can act on, made here with the token
 //! hidden ([`Secrets::line`]), and the session expiry and version retries some of them start.
 
-use super::{Client, Exchange, OpResult, ProtocolChoice, Purpose, State};
+use super::{Client, Exchange, ProtocolChoice, Purpose, State};
 use crate::mcp::auth;
 use crate::mcp::call::DEFAULT_REQUEST_TIMEOUT_MS;
 use crate::mcp::errors::{error_body_text, http_failure, McpError};
@@ -187,16 +187,5 @@ impl Client {
             return;
         }
         self.fail_purpose(ex.purpose, error);
-    }
-
-    pub(super) fn fail_purpose(&mut self, purpose: Purpose, error: McpError) {
-        match purpose {
-            Purpose::Rpc(op) => self.fail_op(op, error),
-            Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {
-                self.fail_connection(error)
-            }
-            Purpose::Notify => {}
-            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
-        }
     }
 }

@@ -247,15 +247,7 @@ impl Client {
         };
         let purpose = ex.purpose;
         self.abort(exchange);
-        let error = McpError::from(error);
-        match purpose {
-            Purpose::Rpc(op) => self.fail_op(op, error),
-            Purpose::Initialize | Purpose::Initialized | Purpose::Discover => {
-                self.fail_connection(error)
-            }
-            Purpose::Notify => {}
-            Purpose::Delete(op) => self.finish_op(op, OpResult::Closed),
-        }
+        self.fail_purpose(purpose, McpError::from(error));
     }
 
     /// Schedules a GET with `Last-Event-ID` for an answer stream that ended (or broke) before the
