@@ -371,85 +371,58 @@ impl Crate {
         for fi in 0..self.files.len() {
             let file = &self.files[fi];
             let children = self.child_names(&file.module);
-            let mut stack: Vec<(String, i32)> = Vec::new();
-            let mut depth = 0;
-            let mut i = 0;
             let toks = &file.toks;
             let mut found = Vec::new();
-            while i < toks.len() {
-                let here: Vec<String> = file
-                    .module
-                    .iter()
-                    .cloned()
-                    .chain(stack.iter().map(|(n, _)| n.clone()))
-                    .collect();
-                match &toks[i].0 {
-                    Tok::Punct('{') => depth += 1,
-                    Tok::Punct('}') => {
-                        depth -= 1;
-                        if stack.last().is_some_and(|(_, d)| *d == depth) {
-                            stack.pop();
-                        }
-                    }
-                    Tok::Ident(k) if k == "mod" => {
-                        if let (Some((Tok::Ident(n), _)), Some((Tok::Punct('{'), _))) =
-                            (toks.get(i + 1), toks.get(i + 2))
-                        {
-                            let mut inner = here.clone();
+            walk(file, |i, here, top| {
+                let ident = |k: usize| match toks.get(k) {
+                    Some((Tok::Ident(n), _)) => Some(n.clone()),
+                    _ => None,
+                };
+                let Some(Tok::Ident(k)) = toks.get(i).map(|t| &t.0) else {
+                    return None;
+                };
+                match k.as_str() {
+                    "mod" if matches!(toks.get(i + 2), Some((Tok::Punct('{'), _))) => {
+                        if let Some(n) = ident(i + 1) {
+                            let mut inner = here.to_vec();
                             inner.push(n.clone());
                             found.push(Found::Module(inner));
-                            found.push(Found::Defined(here.clone(), n.clone()));
-                            stack.push((n.clone(), depth));
-                            depth += 1;
-                            i += 3;
-                            continue;
+                            found.push(Found::Defined(here.to_vec(), n));
                         }
                     }
-                    Tok::Ident(k)
-                        if matches!(
-                            k.as_str(),
-                            "fn" | "struct"
-                                | "enum"
-                                | "const"
-                                | "static"
-                                | "type"
-                                | "trait"
-                                | "union"
-                        ) =>
-                    {
-                        if let Some((Tok::Ident(n), _)) = toks.get(i + 1) {
-                            found.push(Found::Defined(here.clone(), n.clone()));
+                    "fn" | "struct" | "enum" | "const" | "static" | "type" | "trait" | "union" => {
+                        if let Some(n) = ident(i + 1) {
+                            found.push(Found::Defined(here.to_vec(), n));
                         }
                     }
-                    Tok::Ident(k) if k == "macro_rules" => {
-                        if let Some((Tok::Ident(n), _)) = toks.get(i + 2) {
-                            found.push(Found::Defined(here.clone(), n.clone()));
+                    "macro_rules" => {
+                        if let Some(n) = ident(i + 2) {
+                            found.push(Found::Defined(here.to_vec(), n));
                         }
                     }
-                    Tok::Ident(k) if k == "use" => {
+                    "use" => {
                         let (trees, end) = use_trees(toks, i + 1);
-                        let inner_children = if stack.is_empty() {
+                        let local = if top {
                             children.clone()
                         } else {
                             BTreeSet::new()
                         };
                         for (path, binding, glob) in trees {
-                            let Some(abs) = absolute(&here, &path, &inner_children, &[]) else {
+                            let Some(abs) = absolute(here, &path, &local, &[]) else {
                                 continue;
                             };
                             if glob {
-                                found.push(Found::Glob(here.clone(), abs));
+                                found.push(Found::Glob(here.to_vec(), abs));
                             } else if let Some(b) = binding {
-                                found.push(Found::Binding(here.clone(), b, abs));
+                                found.push(Found::Binding(here.to_vec(), b, abs));
                             }
                         }
-                        i = end;
-                        continue;
+                        return Some(end);
                     }
                     _ => {}
                 }
-                i += 1;
-            }
+                None
+            });
             for f in found {
                 match f {
                     Found::Module(m) => {
@@ -554,95 +527,96 @@ impl Crate {
         let file = &self.files[fi];
         let toks = &file.toks;
         let children = self.child_names(&file.module);
-        let mut aliases: HashMap<String, Vec<String>> = HashMap::new();
+        let mut aliases: Vec<(String, Vec<String>)> = Vec::new();
         let mut out = Vec::new();
-        let mut stack: Vec<(String, i32)> = Vec::new();
-        let mut depth = 0;
-        let mut i = 0;
-        while i < toks.len() {
-            let here: Vec<String> = file
-                .module
-                .iter()
-                .cloned()
-                .chain(stack.iter().map(|(n, _)| n.clone()))
-                .collect();
-            let local_children = if stack.is_empty() {
+        walk(file, |i, here, top| {
+            let local = if top {
                 children.clone()
             } else {
                 BTreeSet::new()
             };
-            match &toks[i].0 {
-                Tok::Punct('{') => depth += 1,
-                Tok::Punct('}') => {
-                    depth -= 1;
-                    if stack.last().is_some_and(|(_, d)| *d == depth) {
-                        stack.pop();
-                    }
-                }
-                Tok::Ident(k) if k == "mod" => {
-                    if let (Some((Tok::Ident(n), _)), Some((Tok::Punct('{'), _))) =
-                        (toks.get(i + 1), toks.get(i + 2))
-                    {
-                        stack.push((n.clone(), depth));
-                        depth += 1;
-                        i += 3;
+            let (Tok::Ident(first), line) = &toks[i] else {
+                return None;
+            };
+            if first == "use" {
+                let (trees, end) = use_trees(toks, i + 1);
+                for (path, binding, _glob) in trees {
+                    let Some(abs) = absolute(here, &path, &local, &aliases) else {
                         continue;
+                    };
+                    if let Some(b) = binding {
+                        aliases.push((b, abs.clone()));
                     }
-                    // `mod name;` declares; it is not a use.
-                    i += 2;
-                    continue;
+                    for t in self.resolve(&abs, 0) {
+                        out.push((t, path.join("::"), *line));
+                    }
                 }
-                Tok::Ident(k) if k == "use" => {
-                    let line = toks[i].1;
-                    let (trees, end) = use_trees(toks, i + 1);
-                    for (path, binding, _glob) in trees {
-                        let alias_list: Vec<(String, Vec<String>)> = aliases
-                            .iter()
-                            .map(|(k, v)| (k.clone(), v.clone()))
-                            .collect();
-                        let Some(abs) = absolute(&here, &path, &local_children, &alias_list) else {
-                            continue;
-                        };
-                        if let Some(b) = binding {
-                            aliases.insert(b, abs.clone());
-                        }
-                        for t in self.resolve(&abs, 0) {
-                            out.push((t, path.join("::"), line));
-                        }
-                    }
-                    i = end;
-                    continue;
-                }
-                Tok::Ident(first)
-                    if matches!(toks.get(i + 1), Some((Tok::Path, _)))
-                        && !matches!(toks.get(i.wrapping_sub(1)), Some((Tok::Path, _))) =>
-                {
-                    let line = toks[i].1;
-                    let mut path = vec![first.clone()];
-                    let mut j = i + 1;
-                    while let (Some((Tok::Path, _)), Some((Tok::Ident(s), _))) =
-                        (toks.get(j), toks.get(j + 1))
-                    {
-                        path.push(s.clone());
-                        j += 2;
-                    }
-                    let alias_list: Vec<(String, Vec<String>)> = aliases
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect();
-                    if let Some(abs) = absolute(&here, &path, &local_children, &alias_list) {
-                        for t in self.resolve(&abs, 0) {
-                            out.push((t, path.join("::"), line));
-                        }
-                    }
-                    i = j;
-                    continue;
-                }
-                _ => {}
+                return Some(end);
             }
-            i += 1;
-        }
+            let starts_path = matches!(toks.get(i + 1), Some((Tok::Path, _)))
+                && !matches!(toks.get(i.wrapping_sub(1)), Some((Tok::Path, _)));
+            if !starts_path {
+                return None;
+            }
+            let mut path = vec![first.clone()];
+            let mut j = i + 1;
+            while let (Some((Tok::Path, _)), Some((Tok::Ident(s), _))) =
+                (toks.get(j), toks.get(j + 1))
+            {
+                path.push(s.clone());
+                j += 2;
+            }
+            if let Some(abs) = absolute(here, &path, &local, &aliases) {
+                for t in self.resolve(&abs, 0) {
+                    out.push((t, path.join("::"), *line));
+                }
+            }
+            Some(j)
+        });
         out
+    }
+}
+
+/// Walks a file's tokens with the module each stands in (an inline `mod name { … }` block is
+/// entered at its `{` and left at its `}`): `visit(i, module, top)` sees token `i` (`top`: outside
+/// any inline module) and says where to go on (`None`: the next token).
+fn walk(file: &File, mut visit: impl FnMut(usize, &[String], bool) -> Option<usize>) {
+    let toks = &file.toks;
+    let mut stack: Vec<(String, i32)> = Vec::new();
+    let mut depth = 0;
+    let mut i = 0;
+    while i < toks.len() {
+        let here: Vec<String> = file
+            .module
+            .iter()
+            .cloned()
+            .chain(stack.iter().map(|(n, _)| n.clone()))
+            .collect();
+        if let Some(next) = visit(i, &here, stack.is_empty()) {
+            i = next;
+            continue;
+        }
+        match &toks[i].0 {
+            Tok::Punct('{') => depth += 1,
+            Tok::Punct('}') => {
+                depth -= 1;
+                if stack.last().is_some_and(|(_, d)| *d == depth) {
+                    stack.pop();
+                }
+            }
+            Tok::Ident(k) if k == "mod" => {
+                if let (Some((Tok::Ident(n), _)), Some((Tok::Punct('{'), _))) =
+                    (toks.get(i + 1), toks.get(i + 2))
+                {
+                    stack.push((n.clone(), depth));
+                    depth += 1;
+                    i += 3;
+                    continue;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
     }
 }
 
