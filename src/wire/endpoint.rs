@@ -215,6 +215,25 @@ mod tests {
         assert!(crate::wire::text::is_one_line(&e), "{e:?}");
     }
 
+    /// The URL is cut where a browser's `fetch` cuts it (the one splitter, `url::split`): a `\`
+    /// ends the authority, so this URL reaches 127.0.0.1 and is a loopback URL; a host that only
+    /// looks like loopback is not one.
+    #[test]
+    fn the_host_is_the_one_fetch_reaches() {
+        let e = Endpoint::parse("http://127.0.0.1\\evil.example/mcp").unwrap();
+        assert_eq!((e.host.as_str(), e.loopback), ("127.0.0.1", true));
+        for url in [
+            "http://127.0.0.1.evil.example/mcp",
+            "http://127.0.0.1%2eevil.example/mcp",
+            "http://evil.example\\127.0.0.1/mcp",
+        ] {
+            assert!(
+                matches!(Endpoint::parse(url), Err(UrlError::Insecure { .. })),
+                "{url}"
+            );
+        }
+    }
+
     #[test]
     fn the_authority_keeps_the_port() {
         let e = Endpoint::parse("http://127.0.0.1:8765/mcp").unwrap();
