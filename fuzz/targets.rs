@@ -24,9 +24,8 @@ use megane_builder_client::mcp::errors::{error_body_text, http_failure, http_sta
 use megane_builder_client::mcp::headers::{body_kind, media_type};
 use megane_builder_client::wire::endpoint::{display_url, redirect_host, Endpoint};
 use megane_builder_client::wire::jsonrpc::{error_in_body, parse_body};
-use megane_builder_client::wire::secrets::Secrets;
 use megane_builder_client::wire::sse::{SseDecoder, TapRecorder};
-use megane_builder_client::wire::text::is_one_line;
+use megane_builder_client::wire::text::{is_one_line, one_line};
 use serde_json::Value;
 
 /// The target names, as `fuzz/fuzz_targets/<name>.rs` and `fuzz/corpus/<name>/`.
@@ -190,7 +189,9 @@ pub fn jsonrpc(data: &[u8]) {
     if let Some(error) = error_in_body(body) {
         let _ = error;
     }
-    let shown = error_body_text(content_type, body, &Secrets([]));
+    let shown = error_body_text(content_type, body)
+        .map(one_line)
+        .unwrap_or_default();
     assert!(!shown.contains(['\n', '\r']), "error body text: {shown:?}");
     assert_one_line("http_failure", &http_failure(status, &shown).to_string());
     assert_one_line("http_status", &http_status(status));

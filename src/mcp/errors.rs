@@ -1,12 +1,11 @@
 //! Errors a user can act on, with one-line messages that never contain the bearer token: a
-//! server's text enters them only through [`Secrets::line`] (the token hidden, then one line).
+//! server's text enters them only through [`Secrets::line`](crate::wire::secrets::Secrets::line) (the token hidden, then one line).
 
 use std::fmt;
 
 use super::headers::media_type;
 use super::revisions::LEGACY_SUPPORTED;
 use crate::wire::endpoint::{display_url, write_insecure, write_invalid, UrlError};
-use crate::wire::secrets::Secrets;
 use crate::wire::text::one_line;
 
 /// Everything that can end a connection or an operation.
@@ -134,19 +133,13 @@ pub fn http_status(status: u16) -> String {
     }
 }
 
-/// §6/§9: what of an HTTP error answer's body may be shown: its first line, without the
-/// `secrets` ([`Secrets::line`]), when the answer is `text/plain` or JSON (`application/json`,
-/// `…+json`) and valid UTF-8; nothing for HTML, binary or any other type. A body without a
-/// `Content-Type` (the reference server's 403 `Invalid Origin header`) is shown only when it is
-/// UTF-8 text without control characters that does not start with `<` (markup).
-pub fn error_body_text<const N: usize>(
-    content_type: Option<&str>,
-    body: &[u8],
-    secrets: &Secrets<'_, N>,
-) -> String {
-    let Ok(text) = std::str::from_utf8(body) else {
-        return String::new();
-    };
+/// §6/§9: what of an HTTP error answer's body may be shown (its maker then hides the secrets
+/// and makes it one line: [`Secrets::line`](crate::wire::secrets::Secrets::line)): the text when the answer is `text/plain` or JSON
+/// (`application/json`, `…+json`) and valid UTF-8; nothing for HTML, binary or any other type. A
+/// body without a `Content-Type` (the reference server's 403 `Invalid Origin header`) is shown
+/// only when it is UTF-8 text without control characters that does not start with `<` (markup).
+pub fn error_body_text<'a>(content_type: Option<&str>, body: &'a [u8]) -> Option<&'a str> {
+    let text = std::str::from_utf8(body).ok()?;
     let showable = match content_type {
         Some(ct) => {
             let mime = media_type(ct);
@@ -157,11 +150,7 @@ pub fn error_body_text<const N: usize>(
                 && !text.chars().any(|c| c.is_control() && !c.is_whitespace())
         }
     };
-    if showable {
-        secrets.line(text)
-    } else {
-        String::new()
-    }
+    showable.then_some(text)
 }
 
 /// §6: the error for an HTTP error answer that carries no JSON-RPC error: the status and its

@@ -137,7 +137,7 @@ impl Client {
                 Err(e) if self.protocol == ProtocolChoice::Auto => {
                     self.notice(format!(
                         "The server did not accept the 2026-07-28 probe ({}); using the initialize handshake.",
-                        self.secrets().line(e.message_text())
+                        self.shown(e.message_text())
                     ));
                     self.fall_back_to_legacy(now);
                 }

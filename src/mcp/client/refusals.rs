@@ -13,16 +13,16 @@ use crate::wire::text::one_line;
 
 impl Client {
     pub(super) fn rpc_failure(&self, e: &RpcError) -> McpError {
-        let message = self.secrets().line(e.message_text());
+        let message = self.shown(e.message_text());
         if e.code == jsonrpc::INVALID_PARAMS {
             return McpError::InvalidParams { message };
         }
         McpError::server(format!("{message} (JSON-RPC error {})", e.code))
     }
 
-    /// The secrets a message made here must not show: the token.
-    pub(super) fn secrets(&self) -> Secrets<'_, 1> {
-        Secrets([self.token.as_deref()])
+    /// A server's `text` as a message made here shows it: one line, the token hidden.
+    pub(super) fn shown(&self, text: &str) -> String {
+        Secrets(&[self.token.as_deref()]).line(text)
     }
 
     pub(super) fn ended_with_error(&mut self, ex: Exchange, status: u16, body: &[u8], now: u64) {
@@ -38,7 +38,9 @@ impl Client {
             }
         }
         let rpc_error = jsonrpc::error_in_body(body);
-        let text = error_body_text(ex.content_type.as_deref(), body, &self.secrets());
+        let text = error_body_text(ex.content_type.as_deref(), body)
+            .map(|text| self.shown(text))
+            .unwrap_or_default();
         // A legacy session that the server no longer knows: start a new one once, then retry.
         if status == 404
             && ex.sent_session
@@ -163,7 +165,7 @@ impl Client {
             _ => match &rpc_error {
                 Some(e) => McpError::server(format!(
                     "{} (HTTP {status}, JSON-RPC error {})",
-                    self.secrets().line(e.message_text()),
+                    self.shown(e.message_text()),
                     e.code
                 )),
                 None => http_failure(status, &text),

@@ -203,7 +203,7 @@ impl Client {
         let Some(ex) = self.exchanges.remove(&exchange) else {
             return;
         };
-        let detail = self.secrets().line(detail);
+        let detail = self.shown(detail);
         let error = McpError::Network {
             url: self.endpoint.url.clone(),
             detail: detail.clone(),

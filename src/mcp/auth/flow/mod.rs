@@ -207,7 +207,7 @@ impl Flow {
 
     /// One line for a message: every secret this flow holds hidden, then the sanitiser.
     fn shown(&self, text: &str) -> String {
-        Secrets([
+        Secrets(&[
             self.config.client_secret.as_deref(),
             self.config.assertion.as_deref(),
             self.config.enterprise.as_ref().map(|e| e.id_token.as_str()),
