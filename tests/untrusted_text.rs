@@ -267,6 +267,15 @@ fn the_client_hides_an_echoed_token_before_it_cuts_the_line() {
             }
         }
     };
+    let failed = |c: &mut Client| -> String {
+        loop {
+            match c.poll_event() {
+                Some(Event::Failed { error, .. }) => return error.to_string(),
+                Some(_) => {}
+                None => panic!("no failure"),
+            }
+        }
+    };
     let mut config = Config::new("http://127.0.0.1:9/mcp");
     config.token = Some(token.into());
     config.protocol = ProtocolChoice::Legacy;
@@ -277,13 +286,7 @@ fn the_client_hides_an_echoed_token_before_it_cuts_the_line() {
     let exchange = sent(&mut c);
     let detail = format!("{} {token} after", "x".repeat(280));
     c.handle_network_error(exchange, &detail, 0);
-    let error = loop {
-        match c.poll_event() {
-            Some(Event::Failed { error, .. }) => break error.to_string(),
-            Some(_) => {}
-            None => panic!("no failure"),
-        }
-    };
+    let error = failed(&mut c);
     assert!(!error.contains("s3cr3t"), "{error}");
     assert!(error.contains("<token> after"), "{error}");
     // An HTTP error answer whose JSON-RPC message echoes it the same way.
@@ -296,13 +299,7 @@ fn the_client_hides_an_echoed_token_before_it_cuts_the_line() {
     c.handle_head(exchange, 500, &head, 0);
     c.handle_chunk(exchange, body.to_string().as_bytes(), 0);
     c.handle_end(exchange, 0);
-    let error = loop {
-        match c.poll_event() {
-            Some(Event::Failed { error, .. }) => break error.to_string(),
-            Some(_) => {}
-            None => panic!("no failure"),
-        }
-    };
+    let error = failed(&mut c);
     assert!(!error.contains("s3cr3t"), "{error}");
     // A refused 2026-07-28 probe (auto mode falls back with a notice that quotes the server).
     config.protocol = ProtocolChoice::Auto;
