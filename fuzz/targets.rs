@@ -2,7 +2,7 @@
 //! (libFuzzer, nightly) and `tests/fuzz_corpus.rs` (which replays every committed corpus file on
 //! stable, in CI), so the two never drift. Each body takes arbitrary bytes and asserts the
 //! invariants: no panic, every error a single line as the text sanitiser makes it
-//! (`contract::text`), and the differential rules where two paths must agree.
+//! (`wire::text`), and the differential rules where two paths must agree.
 #![allow(dead_code)]
 
 use megane_builder_client::chem::files::{read_structure, write_structure, Format};
@@ -17,16 +17,16 @@ use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_value, ResultLimits,
 };
 use megane_builder_client::contract::structure::Structure;
-use megane_builder_client::contract::text::is_one_line;
 use megane_builder_client::contract::values::{
     build_arguments, initial_values, FormContext, LibraryMolecule,
 };
 use megane_builder_client::mcp::body::{BodyError, BodyReader};
-use megane_builder_client::mcp::endpoint::{display_url, redirect_host, Endpoint};
 use megane_builder_client::mcp::errors::{error_body_text, http_failure, http_status, McpError};
 use megane_builder_client::mcp::headers::{body_kind, media_type};
-use megane_builder_client::mcp::jsonrpc::{error_in_body, parse_body};
-use megane_builder_client::mcp::sse::{SseDecoder, TapRecorder};
+use megane_builder_client::wire::endpoint::{display_url, redirect_host, Endpoint};
+use megane_builder_client::wire::jsonrpc::{error_in_body, parse_body};
+use megane_builder_client::wire::sse::{SseDecoder, TapRecorder};
+use megane_builder_client::wire::text::{is_one_line, one_line};
 use serde_json::Value;
 
 /// The target names, as `fuzz/fuzz_targets/<name>.rs` and `fuzz/corpus/<name>/`.
@@ -58,7 +58,7 @@ pub fn run(name: &str, data: &[u8]) {
     }
 }
 
-/// The sanitiser's rule for a message shown to a person (`contract::text::is_one_line`): one
+/// The sanitiser's rule for a message shown to a person (`wire::text::is_one_line`): one
 /// line, no control character, no invisible direction control, not blank-padded. (Long composed
 /// messages may exceed `MAX_LINE_CHARS`, and a quoted excerpt may keep its inner spaces.)
 pub fn assert_one_line(context: &str, message: &str) {
@@ -192,7 +192,9 @@ pub fn jsonrpc(data: &[u8]) {
     if let Some(error) = error_in_body(body) {
         let _ = error;
     }
-    let shown = error_body_text(content_type, body);
+    let shown = error_body_text(content_type, body)
+        .map(one_line)
+        .unwrap_or_default();
     assert!(!shown.contains(['\n', '\r']), "error body text: {shown:?}");
     assert_one_line("http_failure", &http_failure(status, &shown).to_string());
     assert_one_line("http_status", &http_status(status));

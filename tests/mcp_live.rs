@@ -14,8 +14,8 @@ use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Mark
 use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_prescanned, Interpreted, ResultLimits,
 };
-use megane_builder_client::mcp::jsonrpc::RawJson;
 use megane_builder_client::mcp::{CallOptions, Config, Event, McpError, OpResult, ProtocolChoice};
+use megane_builder_client::wire::jsonrpc::RawJson;
 use serde_json::Value;
 use std::net::TcpListener;
 use std::path::PathBuf;

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::marker::{Apply, Marker};
 use super::result::{check_contract, BuilderResult, CheckedResult, FALLBACK_NAME};
 use super::structure::{StringColumn, Structure};
-use super::text::excerpt;
+use crate::wire::text::excerpt;
 
 /// §5.2: two cells whose components differ by at most this (Å) are the same cell.
 pub const CELL_TOLERANCE: f64 = 1e-4;

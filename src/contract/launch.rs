@@ -8,7 +8,7 @@
 //! and one leading `?` is dropped. So a link reads the same in the demo page, in Builder and in
 //! the package's `megane` entry (whose `readLaunchParams` is `URLSearchParams` itself).
 
-use crate::mcp::endpoint::Endpoint;
+use crate::wire::endpoint::Endpoint;
 
 /// A parsed `#tools=` launch fragment (§8).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -15,7 +15,7 @@
 //!   `boolean`; any other constant makes the form unusable for Builder (`formError`).
 //! - `default` and `example` are left out (`undefined` in JavaScript) when the schema has none.
 //! - A failed call (Builder's `interpretCall`): a tool error is the tool's whole first text block
-//!   (trimmed, sanitised and bounded by [`message_block`](super::text::message_block)), as
+//!   (trimmed, sanitised and bounded by [`message_block`](crate::wire::text::message_block)), as
 //!   Builder shows it, where the core API's `error` keeps its one line; a result that cannot be
 //!   used is `The tool returned an invalid result: <problem>`, the core's problem in plain words
 //!   ([`plain_problem`]); a JSON-RPC error stays the core's `The server failed: <first line>`.

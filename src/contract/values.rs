@@ -10,9 +10,9 @@ use serde_json::{json, Map, Value};
 
 use super::form::{Control, Field, Form};
 use super::marker::{Apply, Category, Marker};
-use super::text::excerpt;
 use super::validate::{format_f64, validate_with_document, DocumentCheck, Problem};
 use crate::chem::elements;
+use crate::wire::text::excerpt;
 
 /// A molecule of the Builder library (§4.2): what a molecule widget chooses from.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

@@ -18,9 +18,10 @@ use super::interop::{
 };
 use crate::contract::discovery::{parse_tool_list_with, refuse_call, SentSchemas, Toolbox};
 use crate::contract::result::{
-    interpret_call_bytes, interpret_call_prescanned, interpret_plain_bytes, PlainResult,
-    ResultLimits,
+    failure_kind, interpret_call_bytes, interpret_call_prescanned, interpret_plain_bytes,
+    Interpreted, PlainResult, ResultLimits,
 };
+use crate::contract::seam::builder_failure;
 use crate::contract::text::one_line;
 use crate::mcp::auth::{AuthConfig, Authorizer, EnterpriseIdp, Tokens};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
@@ -504,7 +505,7 @@ impl ToolServerHandle {
                         None => interpret_call_bytes(&button.name, &button.marker, body, &limits),
                     };
                     if shape == OutcomeShape::Builder {
-                        return super::megane::builder_outcome(outcome, body, Some(&button.name))
+                        return builder_outcome(outcome, body, Some(&button.name))
                             .map_err(JsValue::from);
                     }
                     let refused =
@@ -572,4 +573,30 @@ fn error_outcome(error: &McpError) -> JsValue {
         _ => {}
     }
     outcome
+}
+
+/// Builder's `CallOutcome` for an interpreted response `body`: `{ok: true, result, summary}`
+/// (`summary` null when blank) or `{ok: false, error}`, the error in Builder's words
+/// ([`builder_failure`]: a tool error's whole message, `The tool returned an invalid result: …`,
+/// `The server failed: …`). `tool` is the tool's name when known (for the SDK's prefix).
+pub(super) fn builder_outcome(
+    outcome: Result<Interpreted, String>,
+    body: &[u8],
+    tool: Option<&str>,
+) -> Result<JsValue, JsError> {
+    match outcome {
+        Ok(interpreted) => {
+            let object = js_sys::Object::new();
+            set(&object, "ok", true);
+            set(&object, "result", to_js(&interpreted.result)?);
+            let summary = if interpreted.summary.trim().is_empty() {
+                JsValue::NULL
+            } else {
+                JsValue::from_str(&interpreted.summary)
+            };
+            set(&object, "summary", summary);
+            Ok(object.into())
+        }
+        Err(line) => Ok(failure(&builder_failure(failure_kind(body, tool), &line))),
+    }
 }

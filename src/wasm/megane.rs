@@ -1,6 +1,6 @@
 //! The wasm side of the `megane` entry (`src/js/megane.js`): Megane Builder's tool seam over the
 //! contract core. Each function is a thin wrapper over one core rule ([`crate::contract::seam`],
-//! [`crate::contract::apply`], [`crate::contract::result`], [`crate::mcp::endpoint`]); `megane.js`
+//! [`crate::contract::apply`], [`crate::contract::result`], [`crate::wire::endpoint`]); `megane.js`
 //! only loads the wasm and shapes the connection.
 //!
 //! Functions that take a structure are given Builder's already-validated `result.structure`; an
@@ -10,16 +10,16 @@ use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::connect::{OutcomeShape, ToolServerHandle};
-use super::interop::{failure, from_js, set, snapshot_to_js, string_array, to_js};
+use super::connect::{builder_outcome, OutcomeShape, ToolServerHandle};
+use super::interop::{failure, from_js, snapshot_to_js, string_array, to_js};
 use crate::contract::apply::{
     insert_ops, new_fragment_id, sanitise_file_name, structure_snapshot, Labels,
 };
 use crate::contract::discovery::parse_tool_list;
-use crate::contract::result::{failure_kind, interpret_unmarked_bytes, Interpreted, ResultLimits};
+use crate::contract::result::{interpret_unmarked_bytes, ResultLimits};
 use crate::contract::seam::{builder_failure, tool_listing};
 use crate::contract::structure::Structure;
-use crate::mcp::endpoint::display_url;
+use crate::wire::endpoint::display_url;
 
 /// A §5.1 structure from JavaScript, validated; the error is one line.
 fn structure_from_js(structure: JsValue) -> Result<Structure, JsError> {
@@ -49,7 +49,7 @@ pub fn builder_listing(server: &ToolServerHandle) -> Result<JsValue, JsError> {
 
 /// §5/§6 Builder's `interpretCall(raw)`: a raw CallToolResult (or JSON-RPC response) →
 /// `{ok: true, result: {contract, name, structure, warnings, provenance}, summary: string | null}`
-/// or `{ok: false, error}` in Builder's words ([`builder_outcome`]). The result may carry any
+/// or `{ok: false, error}` in Builder's words (`connect::builder_outcome`). The result may carry any
 /// supported contract.
 #[wasm_bindgen(js_name = builderInterpretCall, unchecked_return_type = "unknown")]
 pub fn builder_interpret_call(
@@ -71,34 +71,8 @@ pub fn builder_interpret_call(
     }
 }
 
-/// Builder's `CallOutcome` for an interpreted response `body`: `{ok: true, result, summary}`
-/// (`summary` null when blank) or `{ok: false, error}`, the error in Builder's words
-/// ([`builder_failure`]: a tool error's whole message, `The tool returned an invalid result: …`,
-/// `The server failed: …`). `tool` is the tool's name when known (for the SDK's prefix).
-pub(super) fn builder_outcome(
-    outcome: Result<Interpreted, String>,
-    body: &[u8],
-    tool: Option<&str>,
-) -> Result<JsValue, JsError> {
-    match outcome {
-        Ok(interpreted) => {
-            let object = js_sys::Object::new();
-            set(&object, "ok", true);
-            set(&object, "result", to_js(&interpreted.result)?);
-            let summary = if interpreted.summary.trim().is_empty() {
-                JsValue::NULL
-            } else {
-                JsValue::from_str(&interpreted.summary)
-            };
-            set(&object, "summary", summary);
-            Ok(object.into())
-        }
-        Err(line) => Ok(failure(&builder_failure(failure_kind(body, tool), &line))),
-    }
-}
-
 /// §6 Builder's `ToolConnection.call(name, args, {onProgress, signal, timeoutMs})` on a connected
-/// server: the core's call ([`ToolServerHandle::call`]), its outcome as [`builder_outcome`]
+/// server: the core's call ([`ToolServerHandle::call`]), its outcome as `connect::builder_outcome`
 /// shapes it; a transport failure is the core's line (`Cancelled.`, the timeout, `The server
 /// failed: …`), a tool without the Builder marker a one-line refusal.
 #[wasm_bindgen(js_name = builderCall, unchecked_return_type = "Promise<unknown>")]

@@ -11,22 +11,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::value::RawValue;
 
-use super::super::structure::{with_scan, Structure};
-use super::{interpret_bytes, read_call, read_whole, BodyPieces, Interpreted, ResultLimits};
-
-/// Every f64 of a Structure as bits (`PartialEq` on f64 says −0.0 == 0.0).
-fn float_bits(s: &Structure) -> Vec<u64> {
-    let mut bits: Vec<u64> = s.positions.iter().map(|v| v.to_bits()).collect();
-    bits.extend(s.cell.iter().flatten().map(|v| v.to_bits()));
-    for values in s.scalars.iter().flat_map(|m| m.values()) {
-        bits.extend(values.iter().map(|v| v.to_bits()));
-    }
-    bits
-}
-
-pub(super) fn same(a: &Interpreted, b: &Interpreted) -> bool {
-    a == b && float_bits(&a.result.structure) == float_bits(&b.result.structure)
-}
+use super::differential::{assert_facts_hold, float_bits, same, wrap, Split};
+use super::{interpret_bytes, read_call, read_whole, Interpreted, ResultLimits};
+use crate::contract::structure::read::with_scan;
+use crate::contract::structure::Structure;
 
 /// Checks one body; returns whether the scanner read it.
 fn check_body(body: &[u8], what: &str) -> bool {
@@ -87,34 +75,6 @@ fn check_body(body: &[u8], what: &str) -> bool {
         )
 }
 
-/// A body handed in pieces of the given lengths (in turn), counting the times it is asked whole.
-pub(super) struct Split<'a> {
-    pub body: &'a [u8],
-    pub lengths: &'a [usize],
-    pub asked_whole: std::cell::Cell<usize>,
-}
-
-impl BodyPieces for Split<'_> {
-    fn total(&self) -> usize {
-        self.body.len()
-    }
-    fn each_piece(&self, each: &mut dyn FnMut(&[u8])) {
-        let (mut at, mut k) = (0, 0);
-        while at < self.body.len() {
-            let end = self
-                .body
-                .len()
-                .min(at + self.lengths[k % self.lengths.len()].max(1));
-            each(&self.body[at..end]);
-            (at, k) = (end, k + 1);
-        }
-    }
-    fn whole(&self) -> std::borrow::Cow<'_, [u8]> {
-        self.asked_whole.set(self.asked_whole.get() + 1);
-        self.body.into()
-    }
-}
-
 /// The bytes path on the body in pieces (`interpretCall` on JavaScript bytes: sizes 2, 7, 4 KiB,
 /// 64 KiB and one piece) gives `whole`, the exact reader's outcome on the whole body, refusals
 /// word for word.
@@ -168,7 +128,7 @@ fn same_in_every_split(body: &[u8], what: &str) {
         .collect();
     for lengths in [&[1][..], &[2], &[7], &[64 * 1024], &random] {
         if let Some((s, facts)) = megane_structure_scan::facts_in_pieces(body, lengths) {
-            super::facts_differential::assert_facts_hold(&s, &facts, what);
+            assert_facts_hold(&s, &facts, what);
         }
         let (scan, rest) = megane_structure_scan::scan_call_in_pieces(body, lengths);
         let pieces = shown(scan);
@@ -283,12 +243,6 @@ fn scanner_agrees_with_the_visitor_on_every_fixture_and_corpus_file() {
         .iter()
         .any(|p| p.to_string_lossy().contains("/packed/")));
     println!("{bodies} bodies, {} read by the scanner", scanned.len());
-}
-
-pub(super) fn wrap(structure: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":3,"result":{{"content":[{{"type":"text","text":"ok"}}],"structuredContent":{{"contract":1,"name":"x","structure":{structure}}}}}}}"#
-    )
 }
 
 fn check_structure(structure: &str) -> bool {

@@ -8,58 +8,9 @@
 //! refusal word for word.
 
 use megane_structure_scan::checks::{Columns, Facts};
-use megane_structure_scan::Scanned;
 
-use super::scan_differential::Split;
+use super::differential::{assert_facts_hold, same, wrap, Split};
 use super::{interpret_bytes, read_whole, ResultLimits};
-
-/// Asserts that each fact is what a plain search of the whole columns of `s` finds.
-pub(super) fn assert_facts_hold(s: &Scanned, f: &Facts, what: &str) {
-    fn bounds<T: Ord + Copy>(values: impl Iterator<Item = T> + Clone) -> Option<(T, T)> {
-        Some((values.clone().min()?, values.max()?))
-    }
-    let key = |[a, b]: [u32; 2]| (a.min(b), a.max(b));
-    let chains = s.chain_ids.as_deref().unwrap_or_default();
-    let orders = s.bond_orders.as_deref().unwrap_or_default();
-    let ids = s.residue_ids.as_deref().unwrap_or_default();
-    let columns = Columns {
-        elements: &s.elements,
-        positions: &s.positions,
-        bonds: &s.bonds,
-        bond_orders: orders,
-        residue_ids: ids,
-        chain_ids: chains,
-    };
-    assert_eq!(f.counted(), columns.lengths(), "{what}: counted");
-    assert_eq!(f.elements, bounds(s.elements.iter().copied()), "{what}");
-    assert_eq!(
-        f.first_not_finite_position,
-        s.positions.iter().position(|v| !v.is_finite()),
-        "{what}"
-    );
-    assert_eq!(
-        f.bonded_atoms,
-        bounds(s.bonds.iter().flatten().copied()),
-        "{what}"
-    );
-    assert_eq!(
-        f.first_self_bond,
-        s.bonds.iter().position(|[a, b]| a == b),
-        "{what}"
-    );
-    assert_eq!(
-        f.first_unordered_bond,
-        (1..s.bonds.len()).find(|&k| key(s.bonds[k]) <= key(s.bonds[k - 1])),
-        "{what}"
-    );
-    assert_eq!(f.bond_orders, bounds(orders.iter().copied()), "{what}");
-    assert_eq!(f.residue_ids, bounds(ids.iter().copied()), "{what}");
-    assert_eq!(
-        f.chain_id_chars,
-        bounds(chains.iter().map(|c| c.chars().count())),
-        "{what}"
-    );
-}
 
 /// xorshift64: deterministic, no dependency.
 struct Rng(u64);
@@ -217,7 +168,7 @@ fn facts_hold_and_the_outcome_is_the_full_checks_for_random_structures_in_any_or
     for case in 0..600 {
         let members = random_members(&mut r);
         let structure = shuffled(&mut r, members);
-        let body = super::scan_differential::wrap(&structure);
+        let body = wrap(&structure);
         let mut framed = b"event: message\ndata: ".to_vec();
         framed.extend_from_slice(body.as_bytes());
         framed.extend_from_slice(b"\n\n");
@@ -239,7 +190,7 @@ fn facts_hold_and_the_outcome_is_the_full_checks_for_random_structures_in_any_or
                 };
                 match (interpret_bytes(None, None, &split, &limits), &whole) {
                     (Ok(a), Ok(b)) => {
-                        assert!(super::scan_differential::same(&a, b), "{what}");
+                        assert!(same(&a, b), "{what}");
                     }
                     (Err(a), Err(b)) => {
                         assert_eq!(&a, b, "{what}");
@@ -299,9 +250,7 @@ fn the_facts_of_a_dropped_structure_clear_no_other() {
 /// an element the full search refuses), and a copy, which carries none, is searched in full.
 #[test]
 fn a_placed_structures_first_check_consults_its_facts() {
-    let body = super::scan_differential::wrap(
-        r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[]}"#,
-    );
+    let body = wrap(r#"{"elements":[8,1],"positions":[0,0,0,1,0,0],"cell":null,"bonds":[]}"#);
     let (scanned, facts) =
         megane_structure_scan::facts_in_pieces(body.as_bytes(), &[usize::MAX]).unwrap();
     let placed = super::super::structure::Structure {

@@ -2,9 +2,15 @@
 //! and no secret in the URL itself (no `user:pass@`, no query such as `?token=`): a URL is kept in
 //! the page's URL list, local storage and error messages, a token never is. [`Endpoint::parse`] is
 //! the one check that `connect`, launch links (`contract::launch`) and the page (`checkServerUrl`)
-//! all call; [`display_url`] the one form in which a message shows a URL.
+//! all call; [`display_url`] the one form in which a message shows a URL. Every URL here is cut by
+//! the one splitter ([`super::url::split`]).
 
-use super::errors::McpError;
+use std::fmt;
+
+use super::text::one_line_max;
+use super::url::{self, split};
+
+pub use super::url::is_loopback_host;
 
 /// A checked endpoint URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,19 +26,47 @@ pub struct Endpoint {
     pub authority: String,
 }
 
-/// Whether `host` (as written in a URL authority, without port) is a loopback name or address.
-pub fn is_loopback_host(host: &str) -> bool {
-    let h = host.to_ascii_lowercase();
-    if h == "localhost" || h.ends_with(".localhost") || h == "[::1]" {
-        return true;
-    }
-    let parts: Vec<&str> = h.split('.').collect();
-    parts.len() == 4
-        && parts[0] == "127"
-        && parts
-            .iter()
-            .all(|p| !p.is_empty() && p.len() <= 3 && p.parse::<u8>().is_ok())
+/// Why a server URL is refused ([`Endpoint::parse`]); the MCP client's `McpError::InvalidUrl` and
+/// `McpError::InsecureUrl` carry the same and show the same words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlError {
+    /// The URL could not be used (not http/https, no host, …).
+    Invalid {
+        /// What is wrong.
+        reason: String,
+    },
+    /// `http:` to a host that is not loopback: refused before any request (contract §9).
+    Insecure {
+        /// The host that was refused.
+        host: String,
+    },
 }
+
+/// The message of [`UrlError::Invalid`].
+pub fn write_invalid(f: &mut fmt::Formatter<'_>, reason: &str) -> fmt::Result {
+    write!(f, "The tool server URL is not usable: {reason}.")
+}
+
+/// The message of [`UrlError::Insecure`]. The host is the user's text: shown through the
+/// sanitiser (a NUL or a line break in it must not reach the message).
+pub fn write_insecure(f: &mut fmt::Formatter<'_>, host: &str) -> fmt::Result {
+    write!(
+        f,
+        "Refusing to connect to {} over plain http: use https:// (http is allowed only for a server on this computer: localhost, 127.0.0.1 or [::1]).",
+        one_line_max(host, 100)
+    )
+}
+
+impl fmt::Display for UrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UrlError::Invalid { reason } => write_invalid(f, reason),
+            UrlError::Insecure { host } => write_insecure(f, host),
+        }
+    }
+}
+
+impl std::error::Error for UrlError {}
 
 /// Longest URL (in characters, the `…` included) shown by [`display_url`].
 pub const MAX_SHOWN_URL_CHARS: usize = 200;
@@ -42,48 +76,29 @@ pub const MAX_SHOWN_URL_CHARS: usize = 200;
 /// characters ([`one_line_max`]); any text, a URL or not, gets the same cuts. Every error that
 /// names a server URL shows this form, and the `megane` entry gives it to Builder (`displayUrl`)
 /// for its own `Could not connect to <url>: ` prefix.
-///
-/// [`one_line_max`]: crate::contract::text::one_line_max
 pub fn display_url(url: &str) -> String {
-    let url = url.trim();
-    let before_query = url.split(['?', '#']).next().unwrap_or("");
-    let (scheme, rest) = match before_query.find("://") {
-        Some(i) if is_scheme(&before_query[..i]) => before_query.split_at(i + 3),
-        _ => ("", before_query),
+    let parts = split(url.trim());
+    let lead = match (parts.scheme, parts.marked) {
+        (Some(scheme), _) => format!("{scheme}://"),
+        (None, true) => "//".to_string(),
+        (None, false) => String::new(),
     };
-    // WHATWG URLs also end the authority at `\` (special schemes).
-    let end = rest.find(['/', '\\']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(end);
-    let host = authority.rsplit('@').next().unwrap_or("");
-    crate::contract::text::one_line_max(&format!("{scheme}{host}{path}"), MAX_SHOWN_URL_CHARS)
-}
-
-/// Whether `text` is a URL scheme (RFC 3986: a letter, then letters, digits, `+`, `-`, `.`).
-fn is_scheme(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    one_line_max(
+        &format!("{lead}{}{}", parts.host_port(), parts.path),
+        MAX_SHOWN_URL_CHARS,
+    )
 }
 
 /// The host (with port) an HTTP redirect's `Location` points to: the authority of an absolute
-/// URL (without `user:pass@`), else `current_host` (a relative `Location`); one line, at most 100
-/// characters, for an error message.
+/// URL or a network-path reference (without `user:pass@`), else `current_host` (a relative
+/// `Location`); one line, at most 100 characters, for an error message.
 pub fn redirect_host(location: &str, current_host: &str) -> String {
-    let location = location.trim();
-    let lower = location.to_ascii_lowercase();
-    let rest = match lower.find("://") {
-        Some(i)
-            if lower[..i]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
-        {
-            &location[i + 3..]
-        }
-        _ if location.starts_with("//") => &location[2..],
-        _ => current_host,
+    let parts = split(location.trim());
+    let host = if parts.marked {
+        parts.host_port()
+    } else {
+        url::split(current_host).host_port()
     };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    let host = authority.rsplit('@').next().unwrap_or("");
     host.chars()
         .filter(|c| !c.is_control() && !c.is_whitespace())
         .take(100)
@@ -94,65 +109,47 @@ impl Endpoint {
     /// Checks `url`: `https://` anywhere, `http://` only to a loopback host; no credentials
     /// (`user:pass@`) and no query (`?…`) in the URL, each refused with a hint to use the token
     /// field. The error never repeats the URL (it may hold a secret).
-    pub fn parse(url: &str) -> Result<Self, McpError> {
+    pub fn parse(url: &str) -> Result<Self, UrlError> {
+        let invalid = |reason: &str| UrlError::Invalid {
+            reason: reason.to_string(),
+        };
         let url = url.trim();
         if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
-            return Err(McpError::InvalidUrl {
-                reason: "it contains spaces or control characters".into(),
-            });
+            return Err(invalid("it contains spaces or control characters"));
         }
         let lower = url.to_ascii_lowercase();
-        let (secure, rest) = if let Some(r) = lower.strip_prefix("https://") {
-            (true, r)
-        } else if let Some(r) = lower.strip_prefix("http://") {
-            (false, r)
-        } else {
-            return Err(McpError::InvalidUrl {
-                reason: "it must start with https:// or http://".into(),
-            });
+        let parts = split(&lower);
+        let secure = match parts.scheme {
+            Some("https") => true,
+            Some("http") => false,
+            _ => return Err(invalid("it must start with https:// or http://")),
         };
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        if authority.contains('@') {
-            return Err(McpError::InvalidUrl {
-                reason: "it must not contain a user name or password (user:password@); give the token in the token field instead".into(),
-            });
+        if parts.has_user_info() {
+            return Err(invalid("it must not contain a user name or password (user:password@); give the token in the token field instead"));
         }
-        if rest.split('#').next().unwrap_or("").contains('?') {
-            return Err(McpError::InvalidUrl {
-                reason: "it must not carry a query (such as ?token=…), which would be kept with the URL; give the token in the token field instead".into(),
-            });
+        if parts.query.is_some() {
+            return Err(invalid("it must not carry a query (such as ?token=…), which would be kept with the URL; give the token in the token field instead"));
         }
-        let host = if authority.starts_with('[') {
-            match authority.find(']') {
-                Some(end) => authority[..=end].to_string(),
-                None => {
-                    return Err(McpError::InvalidUrl {
-                        reason: "unterminated [IPv6] host".into(),
-                    })
-                }
-            }
-        } else {
-            authority.split(':').next().unwrap_or("").to_string()
-        };
+        let host = parts.host();
+        if host.starts_with('[') && !host.ends_with(']') {
+            return Err(invalid("unterminated [IPv6] host"));
+        }
         if host.is_empty() {
-            return Err(McpError::InvalidUrl {
-                reason: "it has no host".into(),
+            return Err(invalid("it has no host"));
+        }
+        let loopback = is_loopback_host(host);
+        if !secure && !loopback {
+            return Err(UrlError::Insecure {
+                host: host.to_string(),
             });
         }
-        let loopback = is_loopback_host(&host);
-        if !secure && !loopback {
-            return Err(McpError::InsecureUrl { host });
-        }
-        let port = authority[host.len()..]
-            .strip_prefix(':')
-            .filter(|p| !p.is_empty());
-        let authority = match port {
+        let authority = match parts.port() {
             Some(port) => format!("{host}:{port}"),
-            None => host.clone(),
+            None => host.to_string(),
         };
         Ok(Endpoint {
             url: url.to_string(),
-            host,
+            host: host.to_string(),
             loopback,
             authority,
         })
@@ -200,9 +197,9 @@ mod tests {
         let e = Endpoint::parse("http://[::\u{0}]/mcp")
             .unwrap_err()
             .to_string();
-        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+        assert!(crate::wire::text::is_one_line(&e), "{e:?}");
         assert!(e.contains("spaces or control characters"), "{e}");
-        let e = McpError::InsecureUrl {
+        let e = UrlError::Insecure {
             host: "[::\u{0}]\nx".into(),
         }
         .to_string();
@@ -215,7 +212,26 @@ mod tests {
         let e = Endpoint::parse("http://evil\u{202E}host\u{2028}x/")
             .unwrap_err()
             .to_string();
-        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+        assert!(crate::wire::text::is_one_line(&e), "{e:?}");
+    }
+
+    /// The URL is cut where a browser's `fetch` cuts it (the one splitter, `url::split`): a `\`
+    /// ends the authority, so this URL reaches 127.0.0.1 and is a loopback URL; a host that only
+    /// looks like loopback is not one.
+    #[test]
+    fn the_host_is_the_one_fetch_reaches() {
+        let e = Endpoint::parse("http://127.0.0.1\\evil.example/mcp").unwrap();
+        assert_eq!((e.host.as_str(), e.loopback), ("127.0.0.1", true));
+        for url in [
+            "http://127.0.0.1.evil.example/mcp",
+            "http://127.0.0.1%2eevil.example/mcp",
+            "http://evil.example\\127.0.0.1/mcp",
+        ] {
+            assert!(
+                matches!(Endpoint::parse(url), Err(UrlError::Insecure { .. })),
+                "{url}"
+            );
+        }
     }
 
     #[test]

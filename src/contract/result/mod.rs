@@ -18,114 +18,41 @@
 //! - `warnings` that are not strings are dropped; `warnings` that is not an array is an error.
 //! - `contract` is required (the tool's marker says which one the result must carry).
 
+//!
+//! Files: this one reads a response (the entry points, the bytes path with its Structure scan, the
+//! §6 lines of a refused call); `checked.rs` holds the result types and their one check, `wire.rs`
+//! the wire shapes and their typed reader.
+
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Number, Value};
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 
-use super::marker::{Marker, SUPPORTED_CONTRACTS};
-use super::structure::{
-    at_path, read_placed, without_position, Int, ListSeed, Nullable, Skip, Structure, Text,
-    SPLICE_MARK,
-};
-use super::text::{excerpt, message_block, one_line};
-use crate::mcp::sse::{DataTap, SseDecoder, SseEvent};
+use super::marker::Marker;
+use super::structure::fields::without_position;
+use super::structure::read::{read_placed, SPLICE_MARK};
+use super::structure::Structure;
+use crate::wire::jsonrpc::{self, RpcError};
+use crate::wire::sse::{DataTap, SseDecoder, SseEvent};
+use crate::wire::text::{message_block, one_line};
+use checked::check_result;
 use megane_structure_scan::{CallStream, Streamed};
+use wire::{builder_result_from_text, describe_json_error, with_field_path};
+
+mod checked;
+mod wire;
+
+pub use crate::wire::caps::MAX_RESULT_BYTES;
+pub use checked::{
+    check_builder_result, check_contract, check_result_size, BuilderResult, CheckedResult,
+    Interpreted, ResultLimits, FALLBACK_NAME,
+};
+pub use wire::{CallResultWire, ContentItem};
 
 /// §6: our own copy of the BuilderResult JSON Schema (2020-12), written from the contract and
-/// lenient to unknown fields (§11). The typed reader below enforces everything it states and the
-/// §5.1 rules it cannot state; a native test checks that both agree.
-pub const BUILDER_RESULT_SCHEMA: &str = include_str!("builder_result.schema.json");
-
-/// §5: the name used when a result's `name` is missing or blank.
-pub const FALLBACK_NAME: &str = "result";
-
-/// §9: limits applied before and while parsing a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ResultLimits {
-    /// Largest response body accepted, in bytes, checked before parsing. The default is
-    /// [`MAX_RESULT_BYTES`].
-    pub max_bytes: usize,
-}
-
-/// §9/§5.1: the one byte cap on a `tools/call` result, on every path (the transport's response
-/// body, `interpretCall` bytes / text / objects, `builderInterpretCall`): 64 MiB, Builder's own
-/// cap, which holds a 500 000-atom result (~31 MB of JSON for the liquid_box shape) with room for
-/// the optional channels.
-pub const MAX_RESULT_BYTES: usize = 64 * 1024 * 1024;
-
-impl Default for ResultLimits {
-    fn default() -> Self {
-        ResultLimits {
-            max_bytes: MAX_RESULT_BYTES,
-        }
-    }
-}
-
-/// §5: a validated BuilderResult.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct BuilderResult {
-    /// Contract version; equal to the tool's marker after [`check_builder_result`].
-    pub contract: u64,
-    /// Suggested document / fragment name; never blank after checking (fallback `result`).
-    pub name: String,
-    /// The atoms (§5.1).
-    pub structure: Structure,
-    /// Non-fatal problems to show after the summary (non-string entries dropped).
-    pub warnings: Vec<String>,
-    /// Software versions and seed, strings and numbers only (§7), in the server's order.
-    pub provenance: Map<String, Value>,
-}
-
-/// §5/§5.1: a [`BuilderResult`] that passed the one result check (`check_result`: the contract,
-/// [`Structure::validate`], the name fallback) and has not changed since: read-only ([`Deref`]
-/// only), and made only by that check ([`check_builder_result`], [`read_builder_result`], every
-/// `interpret_*`). [`plan_apply_checked`] takes it and does not validate §5.1 again, so §5.1 runs
-/// once on every path from a call to a plan; a host cannot hand it an unchecked structure.
-///
-/// ```compile_fail
-/// use megane_builder_client::contract::result::{BuilderResult, CheckedResult};
-/// fn forge(result: BuilderResult) -> CheckedResult {
-///     CheckedResult(result) // the field is private: only the checks make one
-/// }
-/// ```
-///
-/// [`Structure::validate`]: super::structure::Structure::validate
-/// [`plan_apply_checked`]: super::apply::plan_apply_checked
-/// [`Deref`]: std::ops::Deref
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(transparent)]
-pub struct CheckedResult(BuilderResult);
-
-impl std::ops::Deref for CheckedResult {
-    type Target = BuilderResult;
-    fn deref(&self) -> &BuilderResult {
-        &self.0
-    }
-}
-
-impl CheckedResult {
-    /// The result, no longer marked checked (a change to it needs the check again).
-    pub fn into_inner(self) -> BuilderResult {
-        self.0
-    }
-}
-
-/// The outcome of a successful call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Interpreted {
-    /// The validated result.
-    pub result: CheckedResult,
-    /// The text content items joined with newlines: plain text, never markup.
-    pub summary: String,
-    /// The result's warnings, for the notice line.
-    pub warnings: Vec<String>,
-}
+/// lenient to unknown fields (§11). The typed reader enforces everything it states and the §5.1
+/// rules it cannot state; a native test checks that both agree.
+pub const BUILDER_RESULT_SCHEMA: &str = include_str!("../builder_result.schema.json");
 
 /// §5/§6: interpret a `tools/call` response body: JSON, or the same framed as a
 /// `text/event-stream` (MCP Streamable HTTP; the JSON-RPC response is its last message event).
@@ -316,7 +243,7 @@ fn plain_call(value: Value) -> Result<Value, String> {
     if object.contains_key("jsonrpc") {
         if let Some(error) = object.get("error") {
             let error = RpcError::deserialize(error).unwrap_or_default();
-            return Err(server_failed(&error));
+            return Err(error.failure_line());
         }
         if let Some(inner) = object.remove("result") {
             return match inner {
@@ -397,10 +324,10 @@ pub fn interpret_call_prescanned(
     tool_name: &str,
     marker: &Marker,
     text: &[u8],
-    prescanned: crate::mcp::jsonrpc::Prescanned,
+    prescanned: jsonrpc::Prescanned,
     limits: &ResultLimits,
 ) -> Result<Interpreted, String> {
-    let crate::mcp::jsonrpc::Prescanned {
+    let jsonrpc::Prescanned {
         structure,
         facts,
         structure_len,
@@ -490,7 +417,7 @@ fn json_len(value: &Value) -> usize {
 fn tool_error_despite(probe: Option<ErrorProbe>, tool_name: Option<&str>) -> Option<String> {
     let probe = probe?;
     if let Some(error) = &probe.error {
-        return Some(server_failed(error));
+        return Some(error.failure_line());
     }
     let call = match probe.result {
         Some(inner) => *inner,
@@ -515,7 +442,7 @@ pub fn is_refusal_bytes(bytes: &[u8]) -> bool {
 impl ErrorProbe {
     fn refuses(&self) -> bool {
         if let Some(error) = &self.error {
-            return error.code == crate::mcp::jsonrpc::INVALID_PARAMS;
+            return error.code == jsonrpc::INVALID_PARAMS;
         }
         match &self.result {
             Some(inner) => inner.is_error == Some(true),
@@ -605,39 +532,6 @@ fn interpret_wire(
     })
 }
 
-/// §5/§5.1: checks a parsed BuilderResult against the tool's marker and the Structure rules,
-/// and applies the name fallback.
-pub fn check_builder_result(
-    marker: &Marker,
-    result: BuilderResult,
-) -> Result<CheckedResult, String> {
-    check_result(Some(marker.contract), result)
-}
-
-/// §5: the one check of a result's `contract`: it must be the tool's (`Some`, from its marker),
-/// or (`None`, the tool unknown) one this client supports.
-pub fn check_contract(expected: Option<u64>, result_contract: u64) -> Result<(), String> {
-    match expected {
-        Some(expected) if result_contract != expected => Err(format!(
-            "contract: the result is for contract {result_contract}, but the tool declared contract {expected}"
-        )),
-        None if !SUPPORTED_CONTRACTS.contains(&result_contract) => Err(format!(
-            "contract: the result is for contract {result_contract}, which this client does not support"
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// [`check_builder_result`] against the tool's contract, or (`None`) any supported contract.
-fn check_result(contract: Option<u64>, mut result: BuilderResult) -> Result<CheckedResult, String> {
-    check_contract(contract, result.contract)?;
-    result.structure.validate()?;
-    if result.name.trim().is_empty() {
-        result.name = FALLBACK_NAME.to_string();
-    }
-    Ok(CheckedResult(result))
-}
-
 /// MCP Streamable HTTP framing: when `bytes` do not start (after white space and a BOM) like a
 /// JSON object or array, they are read as a `text/event-stream` with the transport's own decoder
 /// ([`SseDecoder`]) and the data of the last event that carries a message is returned (the
@@ -671,57 +565,10 @@ fn first_byte(bytes: &[u8]) -> Option<u8> {
 /// A UTF-8 byte order mark.
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
-/// §9/§5.1: the one byte cap on a result, checked before parsing on every path.
-pub fn check_result_size(len: usize, limits: &ResultLimits) -> Result<(), String> {
-    if len > limits.max_bytes {
-        return Err(format!(
-            "result: {len} bytes is more than the {} bytes Builder accepts",
-            limits.max_bytes
-        ));
-    }
-    Ok(())
-}
-
-/// One line for a serde_json error: data errors already name their field; syntax errors keep
-/// their position.
-fn describe_json_error(e: &serde_json::Error) -> String {
-    use serde_json::error::Category;
-    let text = e.to_string();
-    match e.classify() {
-        Category::Data => with_field_path(one_line(without_position(&text))),
-        Category::Syntax | Category::Eof | Category::Io => {
-            one_line(&format!("result: not valid JSON: {text}"))
-        }
-    }
-}
-
-/// Keeps a message that starts with a field path (`structure.bonds[3]: …`); prefixes `result: `
-/// to one that does not (serde's own `invalid type: …` for a wrong top-level shape).
-fn with_field_path(message: String) -> String {
-    if starts_with_field_path(&message) {
-        message
-    } else {
-        format!("result: {message}")
-    }
-}
-
-/// Whether `message` starts with `<path>: `, a path being letters, digits and `._-[]`.
-fn starts_with_field_path(message: &str) -> bool {
-    match message.split_once(": ") {
-        Some((path, _)) => {
-            !path.is_empty()
-                && path
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_' | '-'))
-        }
-        None => false,
-    }
-}
-
 /// Follows a JSON-RPC envelope to the `CallToolResult`, or turns its `error` into the §6 line.
 fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
     if let Some(error) = &wire.error {
-        return Err(server_failed(error));
+        return Err(error.failure_line());
     }
     match wire.result {
         Some(inner) if inner.result.is_some() || inner.error.is_some() => {
@@ -729,16 +576,6 @@ fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
         }
         Some(inner) => Ok(*inner),
         None => Ok(wire),
-    }
-}
-
-/// §6: a JSON-RPC error as `The server failed: <first line of its message>`.
-fn server_failed(error: &RpcError) -> String {
-    let message = one_line(&error.message);
-    if message.is_empty() {
-        format!("The server failed: error {}", error.code)
-    } else {
-        format!("The server failed: {message}")
     }
 }
 
@@ -827,23 +664,6 @@ pub fn failure_kind(bytes: &[u8], tool_name: Option<&str>) -> FailureKind {
     FailureKind::InvalidResult
 }
 
-/// Servers that put the BuilderResult JSON in a single text item instead of `structuredContent`.
-fn builder_result_from_text(content: &[ContentItem]) -> Result<BuilderResult, String> {
-    let texts: Vec<&str> = content
-        .iter()
-        .filter_map(|item| item.text.as_deref())
-        .collect();
-    match texts.as_slice() {
-        // `from_slice`, as the bytes path: one reader instance in the package, not a second one
-        // for `&str` input (same result and errors: the text is already UTF-8).
-        [text] if text.trim_start().starts_with('{') => {
-            serde_json::from_slice::<BuilderResult>(text.as_bytes())
-                .map_err(|e| format!("content[0] (JSON text): {}", describe_json_error(&e)))
-        }
-        _ => Err("structuredContent: missing; the tool returned no BuilderResult".to_string()),
-    }
-}
-
 fn summary_text(content: &[ContentItem]) -> String {
     content
         .iter()
@@ -853,316 +673,9 @@ fn summary_text(content: &[ContentItem]) -> String {
         .join("\n")
 }
 
-// ---------------------------------------------------------------------------------------------
-// Wire shapes.
-// ---------------------------------------------------------------------------------------------
-
-/// A `tools/call` response on the wire: the `CallToolResult` fields and, for a JSON-RPC envelope,
-/// `result` / `error`. Unknown fields (`jsonrpc`, `id`, `_meta`, `resultType`) are ignored. Only
-/// a JSON object is accepted (serde's derive alone would also take an array).
-#[derive(Debug, Default)]
-pub struct CallResultWire {
-    /// `content`: text (and other) items.
-    pub content: Option<Vec<ContentItem>>,
-    /// `isError`.
-    pub is_error: Option<bool>,
-    /// `structuredContent`, read straight into the typed result.
-    pub structured_content: Option<BuilderResult>,
-    /// JSON-RPC envelope: the `CallToolResult`.
-    pub result: Option<Box<CallResultWire>>,
-    /// JSON-RPC envelope: an error instead of a result.
-    pub error: Option<RpcError>,
-}
-
-/// The derive-generated field reader behind [`CallResultWire`].
-#[derive(Deserialize)]
-struct CallResultFields {
-    #[serde(default, deserialize_with = "content_field")]
-    content: Option<Vec<ContentItem>>,
-    #[serde(default, rename = "isError", deserialize_with = "is_error_field")]
-    is_error: Option<bool>,
-    #[serde(
-        default,
-        rename = "structuredContent",
-        deserialize_with = "structured_content_field"
-    )]
-    structured_content: Option<BuilderResult>,
-    #[serde(default, deserialize_with = "envelope_result_field")]
-    result: Option<Box<CallResultWire>>,
-    #[serde(default, deserialize_with = "rpc_error_field")]
-    error: Option<RpcError>,
-}
-
-impl<'de> Deserialize<'de> for CallResultWire {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(CallResultVisitor)
-    }
-}
-
-struct CallResultVisitor;
-
-impl<'de> Visitor<'de> for CallResultVisitor {
-    type Value = CallResultWire;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a CallToolResult or JSON-RPC response object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CallResultWire, A::Error> {
-        let fields = CallResultFields::deserialize(de::value::MapAccessDeserializer::new(map))?;
-        Ok(CallResultWire {
-            content: fields.content,
-            is_error: fields.is_error,
-            structured_content: fields.structured_content,
-            result: fields.result,
-            error: fields.error,
-        })
-    }
-}
-
-/// One MCP content item; only `type` and `text` matter here.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct ContentItem {
-    /// `type`: `"text"`, `"image"`, …
-    #[serde(default, rename = "type")]
-    pub kind: Option<String>,
-    /// `text` of a text item.
-    #[serde(default)]
-    pub text: Option<String>,
-}
-
-/// A JSON-RPC error object.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct RpcError {
-    /// JSON-RPC error code.
-    #[serde(default)]
-    pub code: i64,
-    /// Human-readable message.
-    #[serde(default)]
-    pub message: String,
-}
-
-fn content_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<ContentItem>>, D::Error> {
-    Option::<Vec<ContentItem>>::deserialize(d).map_err(|e| at_path("content", e))
-}
-
-/// Errors inside the BuilderResult already name their field (`structure.bonds[3]: …`); a wrong
-/// shape of `structuredContent` itself gets its name.
-fn structured_content_field<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<BuilderResult>, D::Error> {
-    Option::<BuilderResult>::deserialize(d).map_err(|e| {
-        let text = e.to_string();
-        let text = without_position(&text);
-        if starts_with_field_path(text) {
-            de::Error::custom(text)
-        } else {
-            de::Error::custom(format!("structuredContent: {text}"))
-        }
-    })
-}
-
-fn is_error_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    Option::<bool>::deserialize(d).map_err(|e| at_path("isError", e))
-}
-
-fn envelope_result_field<'de, D: Deserializer<'de>>(
-    d: D,
-) -> Result<Option<Box<CallResultWire>>, D::Error> {
-    Option::<Box<CallResultWire>>::deserialize(d)
-}
-
-fn rpc_error_field<'de, D: Deserializer<'de>>(d: D) -> Result<Option<RpcError>, D::Error> {
-    Option::<RpcError>::deserialize(d).map_err(|e| at_path("error", e))
-}
-
-impl<'de> Deserialize<'de> for BuilderResult {
-    /// §5 wire format without the marker check (see [`check_builder_result`]); errors name the
-    /// field.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(BuilderResultVisitor)
-    }
-}
-
-struct BuilderResultVisitor;
-
-impl<'de> Visitor<'de> for BuilderResultVisitor {
-    type Value = BuilderResult;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a BuilderResult object (§5)")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BuilderResult, A::Error> {
-        let mut contract: Option<u64> = None;
-        let mut name: Option<Option<String>> = None;
-        let mut structure: Option<Structure> = None;
-        let mut warnings: Option<Vec<String>> = None;
-        let mut provenance: Option<Map<String, Value>> = None;
-        while let Some(Text(key)) = map.next_key::<Text>()? {
-            match key.as_str() {
-                "contract" => {
-                    once(contract.is_some(), "contract")?;
-                    let raw: Int = map.next_value().map_err(|e| at_path("contract", e))?;
-                    contract = Some(u64::try_from(raw.0).map_err(|_| {
-                        de::Error::custom(format!("contract: {} is not a contract version", raw.0))
-                    })?);
-                }
-                "name" => {
-                    once(name.is_some(), "name")?;
-                    let raw: Option<Text> = map.next_value().map_err(|e| at_path("name", e))?;
-                    name = Some(raw.map(|t| t.0));
-                }
-                "structure" => {
-                    once(structure.is_some(), "structure")?;
-                    structure = Some(map.next_value().map_err(|e| at_path("structure", e))?);
-                }
-                "warnings" => {
-                    once(warnings.is_some(), "warnings")?;
-                    let raw = map
-                        .next_value_seed(Nullable(ListSeed {
-                            path: "warnings",
-                            convert: |w: MaybeString| Ok(w.0),
-                        }))
-                        .map_err(|e| at_path::<A::Error>("warnings", e))?;
-                    warnings = Some(raw.unwrap_or_default().into_iter().flatten().collect());
-                }
-                "provenance" => {
-                    once(provenance.is_some(), "provenance")?;
-                    provenance = Some(
-                        map.next_value_seed(Nullable(ProvenanceSeed))
-                            .map_err(|e| at_path::<A::Error>("provenance", e))?
-                            .unwrap_or_default(),
-                    );
-                }
-                _ => {
-                    map.next_value_seed(Skip::TOP)
-                        .map_err(|e| at_path::<A::Error>(&excerpt(&key), e))?;
-                }
-            }
-        }
-        Ok(BuilderResult {
-            contract: contract.ok_or_else(|| de::Error::custom("contract: missing"))?,
-            name: name.flatten().unwrap_or_default(),
-            structure: structure.ok_or_else(|| de::Error::custom("structure: missing"))?,
-            warnings: warnings.unwrap_or_default(),
-            provenance: provenance.unwrap_or_default(),
-        })
-    }
-}
-
-fn once<E: de::Error>(already: bool, field: &str) -> Result<(), E> {
-    if already {
-        Err(E::custom(format!("{field}: appears twice")))
-    } else {
-        Ok(())
-    }
-}
-
-/// A string, or anything else (skipped without building a value tree) as `None`.
-struct MaybeString(Option<String>);
-
-impl<'de> Deserialize<'de> for MaybeString {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(KeepScalar {
-            stringify_bool: false,
-        })
-        .map(|v| {
-            MaybeString(match v {
-                Some(Value::String(s)) => Some(s),
-                _ => None,
-            })
-        })
-    }
-}
-
-/// Keeps strings and numbers (and, when asked, booleans as strings); drains anything else.
-struct KeepScalar {
-    stringify_bool: bool,
-}
-
-impl<'de> Visitor<'de> for KeepScalar {
-    type Value = Option<Value>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string or a number")
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(Value::String(v.to_owned())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Some(Value::String(v)))
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Some(Value::Number(v.into())))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Some(Value::Number(v.into())))
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(Number::from_f64(v).map(Value::Number))
-    }
-    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(self.stringify_bool.then(|| Value::String(v.to_string())))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-        Skip::TOP.visit_seq(seq)?;
-        Ok(None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        Skip::TOP.visit_map(map)?;
-        Ok(None)
-    }
-}
-
-struct ProvenanceSeed;
-
-impl<'de> DeserializeSeed<'de> for ProvenanceSeed {
-    type Value = Map<String, Value>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_map(ProvenanceVisitor)
-    }
-}
-
-struct ProvenanceVisitor;
-
-impl<'de> Visitor<'de> for ProvenanceVisitor {
-    type Value = Map<String, Value>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an object of strings and numbers")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(Text(key)) = map.next_key::<Text>()? {
-            let value = map
-                .next_value_seed(KeepScalarSeed)
-                .map_err(|e| at_path::<A::Error>(&format!("provenance.{}", excerpt(&key)), e))?;
-            if let Some(value) = value {
-                out.insert(key, value);
-            }
-        }
-        Ok(out)
-    }
-}
-
-struct KeepScalarSeed;
-
-impl<'de> DeserializeSeed<'de> for KeepScalarSeed {
-    type Value = Option<Value>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(KeepScalar {
-            stringify_bool: true,
-        })
-    }
-}
-
 #[cfg(all(test, not(target_arch = "wasm32")))]
-#[path = "scan_differential.rs"]
-mod scan_differential;
-
+mod differential;
 #[cfg(all(test, not(target_arch = "wasm32")))]
-#[path = "facts_differential.rs"]
 mod facts_differential;
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod scan_differential;

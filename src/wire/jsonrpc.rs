@@ -1,4 +1,6 @@
-//! JSON-RPC 2.0 messages: building our requests and notifications, and classifying what a server sends.
+//! JSON-RPC 2.0 messages: building our requests and notifications, and classifying what a server
+//! sends; the one JSON-RPC error type ([`RpcError`]), for the MCP client and for the `tools/call`
+//! answers the contract core reads.
 
 use std::fmt;
 use std::ops::Range;
@@ -8,15 +10,60 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
-/// A JSON-RPC error object from the server.
-#[derive(Debug, Clone, PartialEq)]
+use super::text::one_line;
+
+/// A JSON-RPC error object: in a server's message ([`parse_body`]: each member read leniently) or
+/// in a `tools/call` answer the contract core reads (its `Deserialize`: `code` an integer and
+/// `message` a string when present, every other member ignored).
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
 pub struct RpcError {
-    /// The error code.
+    /// The error code (0 when absent).
+    #[serde(default)]
     pub code: i64,
-    /// The error message.
-    pub message: String,
-    /// The optional `data` member.
+    /// The error message; `None` when absent (or, read leniently, not a string).
+    #[serde(default, deserialize_with = "present_string")]
+    pub message: Option<String>,
+    /// The optional `data` member (read by [`RpcError::from_value`] only).
+    #[serde(skip_deserializing)]
     pub data: Option<Value>,
+}
+
+/// A member that, when present, must be a string (`null` included in what is refused).
+fn present_string<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    String::deserialize(d).map(Some)
+}
+
+impl RpcError {
+    /// The error read leniently from a message's `error` member: a member of the wrong type is
+    /// taken as absent.
+    pub fn from_value(error: &Value) -> RpcError {
+        RpcError {
+            code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
+            message: error
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            data: error.get("data").cloned(),
+        }
+    }
+
+    /// The message as the MCP client's errors quote it: `(no message)` when there is none.
+    pub fn message_text(&self) -> &str {
+        self.message.as_deref().unwrap_or("(no message)")
+    }
+
+    /// §6: the line of a JSON-RPC error inside a `tools/call` answer (the bytes path):
+    /// `The server failed: <first line of its message>`, or `The server failed: error <code>`
+    /// when it gives no message. (The MCP client's errors add the code as `(JSON-RPC error <code>)`
+    /// after the message instead: `McpError::ServerFailed`.)
+    pub fn failure_line(&self) -> String {
+        let message = one_line(self.message.as_deref().unwrap_or(""));
+        if message.is_empty() {
+            format!("The server failed: error {}", self.code)
+        } else {
+            format!("The server failed: {message}")
+        }
+    }
 }
 
 /// Code for "method not found".
@@ -165,7 +212,7 @@ fn classify(message: WireMessage, text: &Arc<String>) -> Result<Incoming, String
             } else if let Some(err) = error {
                 Ok(Incoming::Response {
                     id,
-                    outcome: Err(parse_error(&err)),
+                    outcome: Err(RpcError::from_value(&err)),
                 })
             } else {
                 Err("a message with neither method, result nor error".into())
@@ -186,8 +233,8 @@ pub struct RawJson {
     prescanned: Option<Arc<Mutex<Option<Prescanned>>>>,
 }
 
-/// A `tools/call` result whose §5.1 Structure was read while its body streamed in (issue 10,
-/// [`super::body::BodyReader`]): the [`RawJson`] text holds the contract core's placeholder
+/// A `tools/call` result whose §5.1 Structure was read while its body streamed in (the MCP
+/// client's body reader, `mcp::body`): the [`RawJson`] text holds the contract core's placeholder
 /// (`structure::SPLICE_MARK`) where the Structure's text was.
 pub struct Prescanned {
     /// The Structure's members, read by `megane-structure-scan`'s [`megane_structure_scan::CallStream`].
@@ -268,18 +315,6 @@ impl fmt::Display for RawJson {
 impl PartialEq for RawJson {
     fn eq(&self, other: &Self) -> bool {
         self.get() == other.get()
-    }
-}
-
-fn parse_error(err: &Value) -> RpcError {
-    RpcError {
-        code: err.get("code").and_then(Value::as_i64).unwrap_or(0),
-        message: err
-            .get("message")
-            .and_then(Value::as_str)
-            .unwrap_or("(no message)")
-            .to_string(),
-        data: err.get("data").cloned(),
     }
 }
 
