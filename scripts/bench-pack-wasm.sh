@@ -49,7 +49,7 @@ fi
 if [ "${SKIP_PACKMOL:-0}" != 1 ]; then
   echo "== packmol (the pack bench's driver)"
   PYTHON="$py" PACK_BENCH_ENGINES=packmol PACK_BENCH_CASES="$cases" PACK_BENCH_SEEDS="$seeds" \
-      PACK_BENCH_ROUNDS=1 PACK_BENCH_OUT="$out/packmol" cargo bench -q --bench pack > "$out/packmol.log" 2>&1 || true
+      PACK_BENCH_ROUNDS=1 PACK_BENCH_OUT="$out/packmol" cargo bench -q --bench pack --features molpack-peer > "$out/packmol.log" 2>&1 || true
 fi
 
 "$py" - "$out" "$root/target/release/examples/pack_judge" <<'PY'

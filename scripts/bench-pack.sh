@@ -35,7 +35,7 @@ fi
 for round in $(seq 1 "$rounds"); do
     echo "== round $round: ours + peers (cargo bench --bench pack) -> $out"
     PACK_BENCH_CASES="$cases" PACK_BENCH_SEEDS="$seeds" PACK_BENCH_ROUNDS=1 PACK_BENCH_OUT="$out" \
-        PACK_BENCH_ENGINES="${ENGINES:-ours,molpack,packmol}" cargo bench -q --bench pack | tee -a "$out/tables.md"
+        PACK_BENCH_ENGINES="${ENGINES:-ours,molpack,packmol}" cargo bench -q --bench pack --features molpack-peer | tee -a "$out/tables.md"
     if [ -n "${BASE:-}" ]; then
         echo "== round $round: base $BASE (its own bench, ours only)"
         (cd "$base_src" && CARGO_TARGET_DIR="$here/target/bench-base" PACK_BENCH_CASES="$cases" \
