@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use super::text::one_line_max;
+use super::text::{one_line_max, without_hidden};
 use super::url::{self, split};
 
 pub use super::url::is_loopback_host;
@@ -77,7 +77,10 @@ pub const MAX_SHOWN_URL_CHARS: usize = 200;
 /// names a server URL shows this form, and the `megane` entry gives it to Builder (`displayUrl`)
 /// for its own `Could not connect to <url>: ` prefix.
 pub fn display_url(url: &str) -> String {
-    let parts = split(url.trim());
+    // Read as a browser reads it (tabs and line breaks dropped, ends trimmed), and with nothing
+    // hidden left: a control character before the scheme must not hide user info from the cut.
+    let url = without_hidden(url);
+    let parts = split(&url);
     let lead = match (parts.scheme, parts.marked) {
         (Some(scheme), _) => format!("{scheme}://"),
         (None, true) => "//".to_string(),
@@ -93,7 +96,8 @@ pub fn display_url(url: &str) -> String {
 /// URL or a network-path reference (without `user:pass@`), else `current_host` (a relative
 /// `Location`); one line, at most 100 characters, for an error message.
 pub fn redirect_host(location: &str, current_host: &str) -> String {
-    let parts = split(location.trim());
+    let location = without_hidden(location);
+    let parts = split(&location);
     let host = if parts.marked {
         parts.host_port()
     } else {
@@ -182,7 +186,15 @@ mod tests {
             // `://` after something that is not a scheme is not the URL's start.
             ("me:s3cret@x.org/a://b@c", "x.org/a://b@c"),
             ("javascript:alert(1)", "javascript:alert(1)"),
-            ("http://h/\nmcp?token=s3cret", "http://h/"),
+            // Read as a browser reads it: line breaks and tabs dropped.
+            ("http://h/\nmcp?token=s3cret", "http://h/mcp"),
+            // Found by the `server_url` fuzz target: a control character (or a hidden direction
+            // control) before the scheme hid the user info from the cut.
+            (
+                "\n\u{19}https://user:pass@examp\u{19}\tle.org/mc\t\u{0}p",
+                "https://example.org/mcp",
+            ),
+            ("\u{202E}https://user:pass@x.org/m", "https://x.org/m"),
             ("", ""),
         ] {
             assert_eq!(display_url(url), shown, "{url:?}");

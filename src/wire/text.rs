@@ -31,6 +31,24 @@ fn is_invisible(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// Untrusted text with nothing a reader cannot see: every control character (line breaks and tabs
+/// included) and invisible direction control dropped, then trimmed. For text that is read as one
+/// token before it is shown (a URL, §9), where a hidden character could make it read differently
+/// (`"\u{19}https://user:pw@host"` is a URL to a browser, which drops them, but not to a splitter).
+pub fn without_hidden(text: &str) -> Cow<'_, str> {
+    let hidden = |c: char| c.is_control() || is_invisible(c);
+    if !text.contains(hidden) {
+        return Cow::Borrowed(text.trim());
+    }
+    Cow::Owned(
+        text.chars()
+            .filter(|c| !hidden(*c))
+            .collect::<String>()
+            .trim()
+            .to_string(),
+    )
+}
+
 /// §6: untrusted text as one line of at most [`MAX_LINE_CHARS`] characters: its first line that
 /// has anything to show (the rest of a message, a traceback or an HTML page, is detail), other
 /// control characters turned into spaces, invisible direction controls dropped, runs of
