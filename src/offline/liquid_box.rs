@@ -9,8 +9,8 @@ use super::assemble::{
 use super::here::{fits, Place};
 use super::molecule::{read_molecule, PackMolecule};
 use super::packing::{self, CommonArgs};
-use crate::contract::structure::MAX_ATOMS;
 use crate::pack::{PackControl, Species};
+use crate::wire::caps::MAX_ATOMS;
 
 /// Avogadro's number × 1e-24 (cm³ per Å³): g/mol ÷ (g/cm³ × this) = Å³ per mole of molecules.
 pub const AVOGADRO_PER_A3: f64 = 0.602_214_076;

@@ -13,8 +13,9 @@ use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
 use super::packing::{self, CommonArgs};
 use crate::chem::elements::vdw_radius;
-use crate::contract::structure::{Structure, MAX_ATOMS};
+use crate::contract::structure::Structure;
 use crate::pack::{PackControl, Species};
+use crate::wire::caps::MAX_ATOMS;
 
 /// Points sampled (in all) to estimate the volume the document's van der Waals spheres take.
 pub const VOLUME_SAMPLES: usize = 100_000;

@@ -16,13 +16,13 @@
 
 use megane_structure_scan::checks;
 
+use crate::wire::caps::MAX_ATOMS;
 use crate::wire::text::excerpt;
 
 pub(crate) mod fields;
 pub(crate) mod read;
 
 pub use crate::chem::column::{StringColumn, StringColumnBuilder};
-pub use crate::wire::caps::MAX_ATOMS;
 pub use crate::chem::structure::{ScanFacts, Structure};
 
 /// §5.1: the highest atomic number.
