@@ -5,12 +5,12 @@
 //! (`wire::text`), and the differential rules where two paths must agree.
 #![allow(dead_code)]
 
-use megane_builder_client::chem::files::{read_structure, write_structure, Format};
 use megane_builder_client::chem::molblock::{parse_molblock, write_molblock};
 use megane_builder_client::contract::apply::plan_apply;
 use megane_builder_client::contract::discovery::{
     parse_tool_list, parse_tool_list_text, parse_tool_list_with, SentSchemas,
 };
+use megane_builder_client::contract::files::{read_structure, write_structure, Format};
 use megane_builder_client::contract::launch::parse_launch_fragment;
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
 use megane_builder_client::contract::result::{

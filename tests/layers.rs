@@ -898,15 +898,6 @@ fn no_edge_runs_up_the_layer_order() {
     );
 }
 
-/// Circles left for phase B of issue 34, in files this phase does not edit: `src/offline` and
-/// `crates/pack` are being changed on other branches (issue 32). Each must still be found as it
-/// is written here, so the list only shrinks; a new circle anywhere fails.
-const KNOWN_CIRCLES: [&str; 3] = [
-    "src/offline/assemble.rs <-> src/offline/transfer.rs",
-    "src/offline/liquid_box.rs <-> src/offline/mod.rs <-> src/offline/solvate.rs",
-    "crates/pack/src/feasibility.rs <-> crates/pack/src/lib.rs <-> crates/pack/src/objective.rs <-> crates/pack/src/optimise.rs",
-];
-
 #[test]
 fn no_files_form_a_circle() {
     let mut found = Vec::new();
@@ -916,25 +907,10 @@ fn no_files_form_a_circle() {
         found.extend(circles(&Crate::read(&Disk, &root, &shown)));
     }
     let found: Vec<String> = found.iter().map(|c| c.join(" <-> ")).collect();
-    let new: Vec<&String> = found
-        .iter()
-        .filter(|c| !KNOWN_CIRCLES.contains(&c.as_str()))
-        .collect();
     assert!(
-        new.is_empty(),
+        found.is_empty(),
         "files in a circle (each line one circle):\n{}",
-        new.iter()
-            .map(|c| c.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let gone: Vec<&&str> = KNOWN_CIRCLES
-        .iter()
-        .filter(|k| !found.iter().any(|c| c == *k))
-        .collect();
-    assert!(
-        gone.is_empty(),
-        "known circles no longer found as written: take them out of KNOWN_CIRCLES: {gone:?}"
+        found.join("\n")
     );
 }
 

@@ -1,4 +1,4 @@
-//! The structure files the demo page opens and saves (issue 33, `chem::files`): every format
+//! The structure files the demo page opens and saves (issue 33, `contract::files` over the `chem` formats): every format
 //! round-trips (Save → Open: positions within 1e-3 Å — `.gro` within 5e-4 Å, 4 decimals of nm in
 //! its standard 8 columns —, the cell where the format has one, the bonds: listed by mol and PDB, found
 //! again from distances for XYZ and `.gro`), the committed golden files in `tests/fixtures/golden`
@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use megane_builder_client::chem::files::{read_structure, write_structure, Format};
+use megane_builder_client::contract::files::{read_structure, write_structure, Format};
 use megane_builder_client::contract::structure::Structure;
 
 fn root() -> PathBuf {

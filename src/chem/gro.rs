@@ -17,9 +17,9 @@
 //! in the xy plane) is refused in words; no cell is written as a zero box.
 
 use super::elements;
-use super::files::{number, Read};
+use super::read::{number, Read};
 use super::residues::labels;
-use crate::contract::structure::Structure;
+use super::structure::Structure;
 
 /// Reads a `.gro` text (its first frame).
 pub fn read(text: &str) -> Result<Read, String> {

@@ -3,11 +3,14 @@
 //! from distances.
 
 pub mod bonds;
+pub mod column;
 pub mod elements;
-pub mod files;
 pub mod gro;
+pub mod mol_file;
 pub mod molblock;
 pub mod pdb;
+pub mod read;
 pub mod residues;
+pub mod structure;
 pub mod v3000;
 pub mod xyz;

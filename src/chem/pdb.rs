@@ -12,9 +12,9 @@
 //! record) and `END`. Serial numbers have 5 columns: at most [`MAX_ATOMS`] atoms.
 
 use super::elements;
-use super::files::{number, Read};
+use super::read::{number, Read};
 use super::residues::labels;
-use crate::contract::structure::Structure;
+use super::structure::Structure;
 
 /// The most atoms a PDB file can number (5 columns of serial number).
 pub const MAX_ATOMS: usize = 99_999;

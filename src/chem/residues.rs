@@ -5,7 +5,7 @@
 //! "unknown ligand"), numbered from 1 in the order of their first atoms.
 
 use super::elements::symbol;
-use crate::contract::structure::Structure;
+use super::structure::Structure;
 
 /// Per-atom labels a writer puts in its columns.
 pub struct Labels {

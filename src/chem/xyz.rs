@@ -11,7 +11,7 @@
 //! positions with 8 decimals.
 
 use super::elements;
-use super::files::{number, Read};
+use super::read::{number, Read};
 
 /// Reads the first frame of an (extended) XYZ text. Errors are one line naming the line.
 pub fn read(text: &str) -> Result<Read, String> {

@@ -6,6 +6,7 @@
 pub mod apply;
 pub mod canonical;
 pub mod discovery;
+pub mod files;
 pub mod form;
 pub mod launch;
 pub mod marker;
@@ -17,8 +18,3 @@ pub mod structure;
 pub mod units;
 pub mod validate;
 pub mod values;
-
-/// The sanitiser and the §6 timing rules live in the bottom layer ([`crate::wire`]); these paths
-/// stay for the modules phase B of issue 34 rewrites (`src/wasm/api.rs`, `src/wasm/interop.rs`,
-/// `src/chem/molblock.rs`), which name them so.
-pub use crate::wire::{text, timing};

@@ -69,7 +69,3 @@ pub use elicit::{Action as ElicitAction, ElicitId, Form as ElicitForm};
 pub use errors::McpError;
 pub use headers::{HttpRequest, Method};
 pub use version::ProtocolChoice;
-
-/// The server URL check lives in the bottom layer ([`crate::wire::endpoint`]); this path stays for
-/// `src/wasm/api.rs` (`checkServerUrl`) until phase B of issue 34 rewrites it.
-pub use crate::wire::endpoint;

@@ -31,9 +31,10 @@ use super::assemble::{call_result, ToolResult};
 use super::here::{fits, Place};
 use super::molecule::{read_molecule, residue_name, PackMolecule};
 use crate::chem::elements::{covalent_radius, symbol, vdw_radius};
-use crate::contract::structure::{Structure, MAX_ATOMS};
+use crate::contract::structure::Structure;
 use crate::pack::rigid::{cross, dot, mat_mul, mat_vec, quat_to_mat, Mat3, Rng, IDENTITY};
 use crate::pack::PackControl;
+use crate::wire::caps::MAX_ATOMS;
 
 /// Torsions tried per unit (evenly spaced from a random start).
 pub const TORSION_TRIALS: usize = 12;

@@ -22,12 +22,12 @@ use crate::contract::result::{
     Interpreted, PlainResult, ResultLimits,
 };
 use crate::contract::seam::builder_failure;
-use crate::contract::text::one_line;
 use crate::mcp::auth::{AuthConfig, Authorizer, EnterpriseIdp, Tokens};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::{AuthHooks, FetchClient};
 use crate::mcp::version::ProtocolChoice;
+use crate::wire::text::one_line;
 
 /// `clientInfo` override.
 #[derive(Debug, Default, Deserialize)]

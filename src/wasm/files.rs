@@ -1,9 +1,9 @@
-//! The structure files the demo page opens and saves ([`crate::chem::files`]): thin wrappers.
+//! The structure files the demo page opens and saves ([`crate::contract::files`]): thin wrappers.
 
 use wasm_bindgen::prelude::*;
 
 use super::interop::{failure, set, success, to_js};
-use crate::chem::files::{self, Format};
+use crate::contract::files::{self, Format};
 use crate::contract::structure::Structure;
 
 /// A structure file's text → `{ok: true, structure, format, title, notes}` (the format from the

@@ -34,7 +34,7 @@ pub fn union_volume(positions: &[[f64; 3]], r: f64) -> f64 {
     let h = r / 12.0;
     let r2 = r * r;
     let mut order: Vec<usize> = (0..positions.len()).collect();
-    crate::sort_indices(&mut order, |a, b| {
+    crate::sort::sort_indices(&mut order, |a, b| {
         positions[a][0].total_cmp(&positions[b][0]).then(a.cmp(&b))
     });
     let x0 = positions[order[0]][0] - r;

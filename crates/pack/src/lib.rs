@@ -30,6 +30,7 @@ pub mod par;
 pub mod problem;
 pub mod rigid;
 pub mod scatter;
+pub mod sort;
 
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -39,6 +40,7 @@ pub use problem::{PackControl, PackError, PackOutcome, PackProblem, Species, Tem
 
 use objective::System;
 use rigid::Rng;
+use sort::sort_indices;
 
 /// Target distance of the penalty, as a margin above the tolerance (Å), for
 /// packing fractions up to [`feasibility::WARN_FRACTION`]; shrinks linearly to
@@ -390,17 +392,6 @@ impl Shown {
         self.fraction = self.fraction.max(0.05 + 0.9 * done.clamp(0.0, 1.0));
         self.fraction
     }
-}
-
-/// Sorts indices with `cmp` (stable), every caller through one instance of the standard sort: a
-/// comparator behind `dyn` instead of one copy of the sort per closure (a few KB of the page
-/// package each).
-pub(crate) fn sort_indices(
-    v: &mut [usize],
-    mut cmp: impl FnMut(usize, usize) -> std::cmp::Ordering,
-) {
-    let cmp: &mut dyn FnMut(&usize, &usize) -> std::cmp::Ordering = &mut |a, b| cmp(*a, *b);
-    v.sort_by(cmp);
 }
 
 /// `50000` → `50 000`: a count as a chemist reads it (thin groups of three).

@@ -56,7 +56,7 @@ pub fn scatter(
     let fixed_grid = PeriodicGrid::for_points(l, fixed_reach.max(1e-3), fixed.len());
     let fixed_cells = fixed_grid.build(fixed);
     let mut order: Vec<usize> = (0..n).collect();
-    crate::sort_indices(&mut order, |a, b| {
+    crate::sort::sort_indices(&mut order, |a, b| {
         diameters[b].total_cmp(&diameters[a]).then(a.cmp(&b))
     });
     let mut rotation = vec![super::rigid::IDENTITY; n];

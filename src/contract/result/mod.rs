@@ -42,7 +42,6 @@ use wire::{builder_result_from_text, describe_json_error, with_field_path};
 mod checked;
 mod wire;
 
-pub use crate::wire::caps::MAX_RESULT_BYTES;
 pub use checked::{
     check_builder_result, check_contract, check_result_size, BuilderResult, CheckedResult,
     Interpreted, ResultLimits, FALLBACK_NAME,

@@ -320,30 +320,6 @@ pub(crate) fn read_placed<T>(
     })
 }
 
-impl From<megane_structure_scan::Scanned> for Structure {
-    fn from(s: megane_structure_scan::Scanned) -> Structure {
-        let column = |c: megane_structure_scan::Column| StringColumn {
-            table: c.table,
-            index: c.index,
-        };
-        Structure {
-            elements: s.elements,
-            positions: s.positions,
-            cell: s.cell,
-            bonds: s.bonds,
-            bond_orders: s.bond_orders,
-            molecules: s.molecules,
-            residue_names: s.residue_names.map(column),
-            residue_ids: s.residue_ids,
-            atom_names: s.atom_names.map(column),
-            chain_ids: s.chain_ids,
-            formal_charges: s.formal_charges,
-            scalars: s.scalars,
-            scanned: ScanFacts::default(),
-        }
-    }
-}
-
 struct StructureVisitor;
 
 /// Which required fields have been seen.

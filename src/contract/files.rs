@@ -1,50 +1,17 @@
-//! Structure files the demo page opens and saves: extended XYZ ([`super::xyz`]), PDB
-//! ([`super::pdb`]), mol / SD files ([`super::molblock`] V2000, [`super::v3000`] beyond 999 atoms
-//! or bonds), GROMACS `.gro` ([`super::gro`]), and, to open, the page's own JSON (a §5.1
-//! Structure). The format is chosen by the file name's extension; what a file holds is checked
-//! as a §5.1 Structure before it is handed on. Where a file lists no bonds they are perceived
-//! from distances ([`super::bonds`]), and the outcome says so. Every error is one line.
+//! The demo page's Open and Save of structure files: the format chosen by the file name's
+//! extension, read and written by the chemistry layer (extended XYZ [`crate::chem::xyz`], PDB
+//! [`crate::chem::pdb`], mol / SD [`crate::chem::mol_file`], GROMACS `.gro` [`crate::chem::gro`]),
+//! and, to open, the page's own JSON (a §5.1 Structure, read by the contract's own reader). What
+//! is opened or saved is checked as a §5.1 Structure (the rules are this layer's, hence the module
+//! here and not in `chem`). Where a file lists no bonds they are perceived from distances
+//! ([`crate::chem::bonds`]), and the outcome says so. Every error is one line.
 
 use serde::Serialize;
 
-use super::bonds;
-use super::molblock::{self, Dimension, Molecule};
-use super::{gro, pdb, v3000, xyz};
-use crate::contract::structure::Structure;
-use crate::contract::text::one_line;
-
-/// What a format reader gives back.
-#[derive(Debug, Default)]
-pub struct Read {
-    /// The atoms (and whatever channels the format has).
-    pub structure: Structure,
-    /// The file's own title line, if any.
-    pub title: String,
-    /// Whether the file listed its bonds (else the caller perceives them).
-    pub bonds_listed: bool,
-    /// Something the reader passed over that the user should know (more frames, molecules).
-    pub note: Option<String>,
-}
-
-impl Read {
-    pub(super) fn with_capacity(n: usize) -> Read {
-        let mut read = Read::default();
-        read.structure.elements.reserve(n);
-        read.structure.positions.reserve(3 * n);
-        read
-    }
-}
-
-/// A finite number from a field; else `line N: the <what> "<field>" is not a number`.
-pub(super) fn number(field: &str, what: &str, line_no: usize) -> Result<f64, String> {
-    match field.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!(
-            "line {line_no}: the {what} {:?} is not a number",
-            field.trim().chars().take(24).collect::<String>()
-        )),
-    }
-}
+use super::structure::Structure;
+use crate::chem::read::Read;
+use crate::chem::{bonds, gro, mol_file, pdb, xyz};
+use crate::wire::text::one_line;
 
 /// The formats the page saves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -140,38 +107,7 @@ pub fn write_structure(s: &Structure, format: Format, title: &str) -> Result<Str
         Format::Xyz => Ok(xyz::write(&s.elements, &s.positions, s.cell.as_ref())),
         Format::Pdb => pdb::write(s, &title),
         Format::Gro => gro::write(s, &title),
-        Format::Mol => {
-            let m = molecule(s, &title);
-            let v2000 = m.elements.len() <= 999 && m.bonds.len() <= 999;
-            match v2000.then(|| molblock::write_molblock(&m)) {
-                Some(Ok(text)) => Ok(text),
-                _ => Ok(v3000::write(&m)),
-            }
-        }
-    }
-}
-
-/// A structure as a mol block carries it (bond orders and charges kept).
-fn molecule(s: &Structure, title: &str) -> Molecule {
-    Molecule {
-        name: title.to_string(),
-        elements: s.elements.clone(),
-        positions: s
-            .positions
-            .chunks_exact(3)
-            .map(|p| [p[0], p[1], p[2]])
-            .collect(),
-        bonds: s.bonds.iter().map(|b| (b[0], b[1])).collect(),
-        bond_orders: s
-            .bond_orders
-            .clone()
-            .unwrap_or_else(|| vec![1; s.bonds.len()]),
-        formal_charges: s
-            .formal_charges
-            .as_ref()
-            .map(|c| c.iter().map(|&q| q.clamp(-15, 15) as i8).collect())
-            .unwrap_or_default(),
-        dimension: Dimension::ThreeD,
+        Format::Mol => Ok(mol_file::write(s, &title)),
     }
 }
 
@@ -202,7 +138,7 @@ pub fn read_structure(file_name: &str, text: &str) -> Result<Opened, String> {
     let (format, read) = match extension.as_str() {
         "xyz" | "extxyz" => ("xyz", xyz::read(text)),
         "pdb" | "ent" => ("pdb", pdb::read(text)),
-        "mol" | "sdf" | "sd" | "mdl" => ("mol", read_mol(text)),
+        "mol" | "sdf" | "sd" | "mdl" => ("mol", mol_file::read(text)),
         "gro" => ("gro", gro::read(text)),
         "json" => ("json", read_json(text)),
         _ => return Err(format!("{shown} {NOT_READ}.")),
@@ -221,46 +157,6 @@ pub fn read_structure(file_name: &str, text: &str) -> Result<Opened, String> {
         title: one_line(&read.title),
         notes,
     })
-}
-
-/// The first molecule of a mol or SD file, V2000 or V3000.
-fn read_mol(text: &str) -> Result<Read, String> {
-    let record = text.split("\n$$$$").next().unwrap_or(text);
-    let more = text
-        .split("\n$$$$")
-        .filter(|r| !r.trim().is_empty())
-        .count();
-    let v3000 = record.lines().nth(3).is_some_and(|l| l.contains("V3000"));
-    let m = if v3000 {
-        v3000::read(record)?
-    } else {
-        molblock::parse_molblock(record)?
-    };
-    if m.dimension == Dimension::TwoD {
-        return Err(
-            "this is a 2D drawing (header code 2D); open a file with 3D coordinates".to_string(),
-        );
-    }
-    let mut read = Read::with_capacity(0);
-    read.title = m.name.clone();
-    read.bonds_listed = true;
-    if more > 1 {
-        read.note = Some(format!(
-            "The file holds {more} molecules; the first was opened."
-        ));
-    }
-    let s = &mut read.structure;
-    s.elements = m.elements;
-    s.positions = m.positions.into_iter().flatten().collect();
-    s.bonds = m.bonds.into_iter().map(|(a, b)| [a, b]).collect();
-    s.bond_orders = m
-        .bond_orders
-        .iter()
-        .any(|&o| o != 1)
-        .then_some(m.bond_orders);
-    let charges: Vec<i32> = m.formal_charges.iter().map(|&c| i32::from(c)).collect();
-    s.formal_charges = charges.iter().any(|&c| c != 0).then_some(charges);
-    Ok(read)
 }
 
 /// The page's own JSON: a §5.1 Structure (read by the same reader as a result's, so the package
