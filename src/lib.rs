@@ -5,9 +5,11 @@
 //! - [`pack`]: the rigid-molecule packing core (the crate `megane-pack`, `crates/pack`, re-exported
 //!   here; a crate of its own so the page build compiles it at opt-level 2); the §5.1 scanner
 //!   (`megane-structure-scan`) sits beside it.
-//! - [`wire`]: the wire formats (SSE, JSON-RPC), the one sanitiser for untrusted text, secrets
-//!   redaction, the URL splitter and the server URL check, the caps and the §6 timing rules.
-//! - [`chem`]: elements and V2000 mol blocks.
+//! - [`wire`]: the wire formats (SSE, JSON-RPC and its one error type), the one sanitiser for
+//!   untrusted text, secrets redaction, the URL splitter and the server URL check, the caps, the
+//!   §6 timing rules and the one table of a failed call's words.
+//! - [`chem`]: elements, the §5.1 structure's data type, mol blocks (V2000, V3000), the structure
+//!   files the page opens and saves, bonds from distances.
 //! - [`contract`]: the pure rules of contract §3–§7 (discovery, forms, arguments, results, apply plans,
 //!   provenance) on plain Rust types. No I/O.
 //! - [`mcp`]: a sans-I/O MCP Streamable HTTP client core, plus the fetch transport on wasm32.

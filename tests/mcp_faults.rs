@@ -258,9 +258,21 @@ fn legacy_404_with_method_not_found_is_not_a_session_expiry() {
     let body = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}});
     answer_with(&mut h, &like, 404, &serde_json::to_vec(&body).unwrap());
     let e = the_failure(&h.take_events(), op);
+    // §6: a JSON-RPC error is shown as every one is; its code is kept beside the line.
     assert_eq!(
         e.to_string(),
-        "The server failed: Method not found (HTTP 404, JSON-RPC error -32601)"
+        "The server failed: Method not found (HTTP 404)"
+    );
+    assert!(
+        matches!(
+            e,
+            McpError::Rpc {
+                code: -32601,
+                status: Some(404),
+                ..
+            }
+        ),
+        "{e:?}"
     );
     assert!(h.sends.is_empty(), "no re-initialisation");
 }
@@ -280,11 +292,24 @@ fn a_tools_call_answered_by_invalid_params_is_a_refusal_not_a_failure() {
     h.body(ex, &sse_frame(&body));
     h.c.handle_end(ex, h.now);
     let e = the_failure(&h.take_events(), op);
-    assert!(matches!(e, McpError::InvalidParams { .. }), "{e:?}");
+    assert!(e.refuses_arguments(), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            McpError::Rpc {
+                code: -32602,
+                status: None,
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    // §6: shown as every JSON-RPC error is, as the bytes path shows it; the code is not in the line.
     assert_eq!(
         e.to_string(),
-        "The server refused the arguments: components: field required (JSON-RPC error -32602)"
+        "The server failed: components: field required"
     );
+    assert_eq!(e.call_error_line(), e.to_string());
 }
 
 fn modern_h(protocol: ProtocolChoice) -> H {

@@ -139,8 +139,8 @@ pub enum FieldKind {
     },
 }
 
-/// How Builder's `interpretCall` begins the error of a result it cannot use.
-pub const INVALID_RESULT: &str = "The tool returned an invalid result: ";
+/// How Builder's `interpretCall` begins the error of a result it cannot use (the message table's).
+pub use crate::wire::messages::INVALID_RESULT;
 
 /// Builder's words for a call the core refused: `line` is the core's one-line error for the
 /// response and `kind` what the response was ([`failure_kind`](super::result::failure_kind)).

@@ -6,6 +6,8 @@ use std::fmt;
 use super::headers::media_type;
 use super::revisions::LEGACY_SUPPORTED;
 use crate::wire::endpoint::{display_url, write_insecure, write_invalid, UrlError};
+use crate::wire::jsonrpc::{self, RpcError};
+use crate::wire::messages::{self, SERVER_FAILED};
 use crate::wire::text::one_line;
 
 /// Everything that can end a connection or an operation.
@@ -68,12 +70,18 @@ pub enum McpError {
         /// The cap, in bytes.
         limit: u64,
     },
-    /// JSON-RPC error -32602 (invalid params): the server refused the request's arguments.
-    InvalidParams {
-        /// The server's message, one line.
+    /// A JSON-RPC error answer, shown as every JSON-RPC error is (§6, [`RpcError::line`]: `The
+    /// server failed: <its message>`); the code is kept here, not in the line. -32602 (invalid
+    /// params) is the server's refusal of the request's arguments ([`McpError::refuses_arguments`]).
+    Rpc {
+        /// The JSON-RPC error code.
+        code: i64,
+        /// The server's message as shown: one line, the token hidden; empty when it gave none.
         message: String,
+        /// The HTTP status of an error answer that carried it; `None` for an answer of 200.
+        status: Option<u16>,
     },
-    /// JSON-RPC or transport failure, shown as `The server failed: …`.
+    /// A transport failure or a broken answer, shown as `The server failed: …`.
     ServerFailed {
         /// The server's message (or a description of what went wrong).
         message: String,
@@ -106,11 +114,17 @@ impl McpError {
     /// JSON-RPC or transport failure as `The server failed: <first line>`.
     pub fn call_error_line(&self) -> String {
         match self {
-            McpError::Cancelled | McpError::Timeout { .. } | McpError::ServerFailed { .. } => {
-                self.to_string()
-            }
-            other => format!("The server failed: {}", one_line(&other.to_string())),
+            McpError::Cancelled
+            | McpError::Timeout { .. }
+            | McpError::Rpc { .. }
+            | McpError::ServerFailed { .. } => self.to_string(),
+            other => messages::server_failed(&other.to_string()),
         }
+    }
+
+    /// §6/§10: whether the server refused the request's arguments (JSON-RPC -32602).
+    pub fn refuses_arguments(&self) -> bool {
+        matches!(self, McpError::Rpc { code, .. } if *code == jsonrpc::INVALID_PARAMS)
     }
 
     /// A `ServerFailed` with `message` cut to one line of bounded length.
@@ -224,19 +238,24 @@ impl fmt::Display for McpError {
                 "The server speaks MCP protocol version {offered:?}, which this client does not support (it supports {} and 2026-07-28).",
                 LEGACY_SUPPORTED.join(", ")
             ),
-            McpError::Timeout { seconds } => {
-                write!(f, "No answer from the server within {seconds} s; the request was stopped (timeout).")
-            }
-            McpError::Cancelled => write!(f, "Cancelled."),
+            McpError::Timeout { seconds } => f.write_str(&messages::timed_out(*seconds)),
+            McpError::Cancelled => f.write_str(messages::CANCELLED),
             McpError::TooLarge { limit } => write!(
                 f,
                 "The server's answer is larger than the limit of {limit} bytes; it was discarded before parsing."
             ),
-            McpError::InvalidParams { message } => write!(
-                f,
-                "The server refused the arguments: {message} (JSON-RPC error -32602)"
-            ),
-            McpError::ServerFailed { message } => write!(f, "The server failed: {message}"),
+            McpError::Rpc {
+                code,
+                message,
+                status,
+            } => {
+                f.write_str(&RpcError::line(*code, message))?;
+                match status {
+                    Some(status) => write!(f, " (HTTP {status})"),
+                    None => Ok(()),
+                }
+            }
+            McpError::ServerFailed { message } => write!(f, "{SERVER_FAILED}{message}"),
             McpError::Redirected { target_host: Some(host) } => write!(
                 f,
                 "The server redirected the request to {host}, and redirects are refused (the structure and the token go only to the URL you gave): connect to that address directly if you trust it."

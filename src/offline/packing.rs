@@ -53,7 +53,7 @@ impl CommonArgs {
         };
         let outcome = pack(&problem, control).map_err(|e| pack_error_message(&e))?;
         if outcome.cancelled {
-            return Err("Cancelled.".to_string());
+            return Err(crate::wire::messages::CANCELLED.to_string());
         }
         Ok(outcome)
     }

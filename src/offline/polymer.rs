@@ -351,7 +351,7 @@ pub fn build_chain(
     let report_every = (units / 200).max(1);
     while placed.len() < units {
         if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err("Cancelled.".to_string());
+            return Err(crate::wire::messages::CANCELLED.to_string());
         }
         let k = placed.len();
         let keep =

@@ -263,7 +263,7 @@ pub fn interpret_call(
             result::interpret_call_bytes(&button.name, &button.marker, text.as_bytes(), &limits)
         })
     } else {
-        Err("The server sent no result.".to_string())
+        Err(crate::wire::messages::NO_RESULT.to_string())
     };
     // Only on the error path: is it the tool's (or the server's -32602) refusal of the arguments?
     let refused = outcome.is_err()
@@ -316,7 +316,7 @@ pub(super) fn object_json(object: &JsValue, limits: &ResultLimits) -> Result<Str
         .map_err(|_| "result: the object cannot be written as JSON".to_string())?;
     result::check_result_size(text.length() as usize, limits)?;
     text.as_string()
-        .ok_or_else(|| "The server sent no result.".to_string())
+        .ok_or_else(|| crate::wire::messages::NO_RESULT.to_string())
 }
 
 /// `{ok: true, result: BuilderResult, summary, warnings}` or `{ok: false, error}`.

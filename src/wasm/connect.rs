@@ -564,12 +564,19 @@ fn plain_outcome(outcome: Result<PlainResult, String>, refused: bool) -> JsValue
     }
 }
 
-fn error_outcome(error: &McpError) -> JsValue {
+/// A failed call's outcome: `{ok: false, error}` with `cancelled`, `timedOut`, or a JSON-RPC
+/// error's `code` (and `refused` for -32602) beside the line.
+pub(super) fn error_outcome(error: &McpError) -> JsValue {
     let outcome = failure(&error.call_error_line());
     match error {
         McpError::Cancelled => set(outcome.unchecked_ref(), "cancelled", true),
         McpError::Timeout { .. } => set(outcome.unchecked_ref(), "timedOut", true),
-        McpError::InvalidParams { .. } => set(outcome.unchecked_ref(), "refused", true),
+        McpError::Rpc { code, .. } => {
+            set(outcome.unchecked_ref(), "code", *code as f64);
+            if error.refuses_arguments() {
+                set(outcome.unchecked_ref(), "refused", true);
+            }
+        }
         _ => {}
     }
     outcome

@@ -56,7 +56,7 @@ pub fn builder_interpret_call(
     #[wasm_bindgen(unchecked_param_type = "unknown")] raw: JsValue,
 ) -> Result<JsValue, JsError> {
     if !raw.is_object() {
-        return Ok(failure("The server sent no result."));
+        return Ok(failure(crate::wire::messages::NO_RESULT));
     }
     let limits = ResultLimits::default();
     match super::api::object_json(&raw, &limits) {

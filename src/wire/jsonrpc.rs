@@ -10,6 +10,7 @@ use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAcces
 use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
+use super::messages::SERVER_FAILED;
 use super::text::one_line;
 
 /// A JSON-RPC error object: in a server's message ([`parse_body`]: each member read leniently) or
@@ -47,21 +48,27 @@ impl RpcError {
         }
     }
 
-    /// The message as the MCP client's errors quote it: `(no message)` when there is none.
+    /// The message as a notice quotes it: `(no message)` when there is none.
     pub fn message_text(&self) -> &str {
         self.message.as_deref().unwrap_or("(no message)")
     }
 
-    /// §6: the line of a JSON-RPC error inside a `tools/call` answer (the bytes path):
-    /// `The server failed: <first line of its message>`, or `The server failed: error <code>`
-    /// when it gives no message. (The MCP client's errors add the code as `(JSON-RPC error <code>)`
-    /// after the message instead: `McpError::ServerFailed`.)
+    /// §6: the one line of a JSON-RPC error, wherever it is met (an answer the MCP client reads,
+    /// a `tools/call` body the contract core reads): [`RpcError::line`] of its message's first
+    /// line.
     pub fn failure_line(&self) -> String {
-        let message = one_line(self.message.as_deref().unwrap_or(""));
-        if message.is_empty() {
-            format!("The server failed: error {}", self.code)
+        Self::line(self.code, &one_line(self.message.as_deref().unwrap_or("")))
+    }
+
+    /// §6: the line of a JSON-RPC error `code` whose message, as shown (one line, any secret its
+    /// maker knows hidden), is `shown`: `The server failed: <shown>`, or `The server failed:
+    /// error <code>` when there is no message to show. The code is not in the line otherwise: its
+    /// maker keeps it in a field (`McpError::Rpc`, the JavaScript outcome's `code`).
+    pub fn line(code: i64, shown: &str) -> String {
+        if shown.is_empty() {
+            format!("{SERVER_FAILED}error {code}")
         } else {
-            format!("The server failed: {message}")
+            format!("{SERVER_FAILED}{shown}")
         }
     }
 }

@@ -9,6 +9,7 @@
 //! - [`endpoint`]: the server URL check (§9, https unless loopback) and a URL as a message shows it.
 //! - [`caps`]: the byte and atom caps every path applies.
 //! - [`timing`]: §6 call timeouts and the progress style.
+//! - [`messages`]: §6 the one table of a failed call's words (cancel, timeout, server failure, …).
 //!
 //! Layer order (checked by `tests/layers.rs`): `crates/structure-scan`, `crates/pack` < `wire` <
 //! `chem` < `contract` < `mcp` < `offline` < `wasm`; a module uses its own layer and those below.
@@ -16,6 +17,7 @@
 pub mod caps;
 pub mod endpoint;
 pub mod jsonrpc;
+pub mod messages;
 pub mod secrets;
 pub mod sse;
 pub mod text;

@@ -578,8 +578,8 @@ fn unwrap_envelope(wire: CallResultWire) -> Result<CallResultWire, String> {
     }
 }
 
-/// §6: the line shown for a tool error (`isError`) that gives no text.
-pub const BARE_TOOL_ERROR: &str = "The tool reported an error.";
+/// §6: the line shown for a tool error (`isError`) that gives no text (the message table's).
+pub use crate::wire::messages::BARE_TOOL_ERROR;
 
 /// §6: the tool's own message in an `isError` result: the first text content item (`type` `text`,
 /// or no `type`), without the SDK's `Error executing tool <name>: ` prefix (for any one-word name

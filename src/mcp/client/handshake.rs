@@ -130,7 +130,7 @@ impl Client {
                 Err(e) if e.code == jsonrpc::HEADER_MISMATCH => {
                     self.fail_connection(McpError::ModernOnly)
                 }
-                Err(e) => self.fail_connection(self.rpc_failure(&e)),
+                Err(e) => self.fail_connection(self.rpc_failure(&e, None)),
             },
             Purpose::Discover => match outcome {
                 Ok(result) => self.discover_result(result.to_value(), now),
@@ -141,12 +141,12 @@ impl Client {
                     ));
                     self.fall_back_to_legacy(now);
                 }
-                Err(e) => self.fail_connection(self.rpc_failure(&e)),
+                Err(e) => self.fail_connection(self.rpc_failure(&e, None)),
             },
             Purpose::Rpc(op) => match outcome {
                 Ok(result) => self.op_result(op, result, now),
                 Err(e) => {
-                    let err = self.rpc_failure(&e);
+                    let err = self.rpc_failure(&e, None);
                     self.fail_op(op, err);
                 }
             },

@@ -36,6 +36,7 @@ use super::version::{Era, ProtocolChoice};
 use crate::wire::caps::MAX_RESPONSE_BYTES;
 use crate::wire::endpoint::Endpoint;
 use crate::wire::jsonrpc::{self, RawJson};
+use crate::wire::messages::limit_seconds;
 
 mod calls;
 mod handshake;
@@ -603,7 +604,7 @@ impl Client {
         if let Some(d) = self.handshake_deadline {
             if d <= now {
                 self.handshake_deadline = None;
-                let secs = DEFAULT_REQUEST_TIMEOUT_MS / 1000;
+                let secs = limit_seconds(DEFAULT_REQUEST_TIMEOUT_MS);
                 let aborts: Vec<ExchangeId> = self
                     .exchanges
                     .iter()
@@ -635,7 +636,7 @@ impl Client {
             self.stop_op(
                 op,
                 McpError::Timeout {
-                    seconds: ms.div_ceil(1000),
+                    seconds: limit_seconds(ms),
                 },
             );
         }

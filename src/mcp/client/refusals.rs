@@ -12,12 +12,14 @@ use crate::wire::secrets::Secrets;
 use crate::wire::text::one_line;
 
 impl Client {
-    pub(super) fn rpc_failure(&self, e: &RpcError) -> McpError {
-        let message = self.shown(e.message_text());
-        if e.code == jsonrpc::INVALID_PARAMS {
-            return McpError::InvalidParams { message };
+    /// A JSON-RPC error answer (`status`: the HTTP error status that carried it) as the one
+    /// [`McpError::Rpc`]: its message shown here, the code kept beside it.
+    pub(super) fn rpc_failure(&self, e: &RpcError, status: Option<u16>) -> McpError {
+        McpError::Rpc {
+            code: e.code,
+            message: self.shown(e.message.as_deref().unwrap_or("")),
+            status,
         }
-        McpError::server(format!("{message} (JSON-RPC error {})", e.code))
     }
 
     /// A server's `text` as a message made here shows it: one line, the token hidden.
@@ -163,11 +165,7 @@ impl Client {
                 McpError::SessionIdUnreadable
             }
             _ => match &rpc_error {
-                Some(e) => McpError::server(format!(
-                    "{} (HTTP {status}, JSON-RPC error {})",
-                    self.shown(e.message_text()),
-                    e.code
-                )),
+                Some(e) => self.rpc_failure(e, Some(status)),
                 None => http_failure(status, &text),
             },
         };
