@@ -265,10 +265,7 @@ fn session_expiry_404_reinitialises_once_and_retries() {
         h.body(ex, &gone.body);
         h.c.handle_end(ex, h.now);
         let err = the_failure(&h.take_events(), op);
-        assert_eq!(
-            err.to_string(),
-            "The server failed: Session not found (HTTP 404)"
-        );
+        assert_eq!(err.to_string(), "The server failed: Session not found");
         assert!(h.sends.is_empty());
     }
 }
@@ -592,7 +589,7 @@ fn http_errors_a_user_can_act_on() {
     assert!(matches!(e, McpError::HostNotAllowed { .. }));
     assert!(e.to_string().contains("421"));
     for (file, text) in [
-        ("http-stateful/24-accept-json-only.json", "The server failed: Not Acceptable: Client must accept both application/json and text/event-stream (HTTP 406)"),
+        ("http-stateful/24-accept-json-only.json", "The server failed: Not Acceptable: Client must accept both application/json and text/event-stream"),
         ("http-stateful/25-wrong-content-type.json", "The server failed: HTTP 400 Bad Request: Invalid Content-Type header"),
         // A 2026-07-28 server's header error (-32020) as the answer to a legacy initialize: the
         // server speaks only 2026-07-28.

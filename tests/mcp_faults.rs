@@ -259,10 +259,7 @@ fn legacy_404_with_method_not_found_is_not_a_session_expiry() {
     answer_with(&mut h, &like, 404, &serde_json::to_vec(&body).unwrap());
     let e = the_failure(&h.take_events(), op);
     // §6: a JSON-RPC error is shown as every one is; its code is kept beside the line.
-    assert_eq!(
-        e.to_string(),
-        "The server failed: Method not found (HTTP 404)"
-    );
+    assert_eq!(e.to_string(), "The server failed: Method not found");
     assert!(
         matches!(
             e,

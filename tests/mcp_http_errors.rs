@@ -106,7 +106,7 @@ fn a_json_rpc_error_with_a_traceback_shows_its_first_line() {
     .unwrap();
     assert_eq!(
         call_fails_with(500, Some("application/json"), &body),
-        "The server failed: Tool failed: KeyError 'count' (HTTP 500)"
+        "The server failed: Tool failed: KeyError 'count'"
     );
     // …and in a 200 answer (the id must match the request's).
     let mut h = connected(Chunking::Random(7));

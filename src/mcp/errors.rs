@@ -71,14 +71,16 @@ pub enum McpError {
         limit: u64,
     },
     /// A JSON-RPC error answer, shown as every JSON-RPC error is (§6, [`RpcError::line`]: `The
-    /// server failed: <its message>`); the code is kept here, not in the line. -32602 (invalid
-    /// params) is the server's refusal of the request's arguments ([`McpError::refuses_arguments`]).
+    /// server failed: <its message>`), whatever HTTP status carried it; the code and the status
+    /// are kept here, not in the line. -32602 (invalid params) is the server's refusal of the
+    /// request's arguments ([`McpError::refuses_arguments`]).
     Rpc {
         /// The JSON-RPC error code.
         code: i64,
         /// The server's message as shown: one line, the token hidden; empty when it gave none.
         message: String,
-        /// The HTTP status of an error answer that carried it; `None` for an answer of 200.
+        /// The HTTP status of an error answer that carried it (not shown); `None` for an answer of
+        /// 200.
         status: Option<u16>,
     },
     /// A transport failure or a broken answer, shown as `The server failed: …`.
@@ -244,17 +246,7 @@ impl fmt::Display for McpError {
                 f,
                 "The server's answer is larger than the limit of {limit} bytes; it was discarded before parsing."
             ),
-            McpError::Rpc {
-                code,
-                message,
-                status,
-            } => {
-                f.write_str(&RpcError::line(*code, message))?;
-                match status {
-                    Some(status) => write!(f, " (HTTP {status})"),
-                    None => Ok(()),
-                }
-            }
+            McpError::Rpc { code, message, .. } => f.write_str(&RpcError::line(*code, message)),
             McpError::ServerFailed { message } => write!(f, "{SERVER_FAILED}{message}"),
             McpError::Redirected { target_host: Some(host) } => write!(
                 f,
