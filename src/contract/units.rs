@@ -104,6 +104,28 @@ pub fn unit_info(unit: &str) -> UnitInfo {
     }
 }
 
+/// §4.4: the conversion `key` of the unit `unit` (`None` when the unit has no such conversion).
+fn conversion_of(unit: &str, key: &str) -> Option<Conversion> {
+    unit_info(unit)
+        .conversions
+        .into_iter()
+        .find(|c| c.unit == key)
+}
+
+/// §4.4: a canonical value of a field whose unit is `unit`, as shown in its conversion `shown`
+/// (a `unit` key of its [`UnitInfo::conversions`]); the value itself when the unit has no such
+/// conversion (an unknown unit, shown as it is). Not rounded: how many digits to show is the
+/// form's choice.
+pub fn to_shown(unit: &str, shown: &str, canonical: f64) -> f64 {
+    conversion_of(unit, shown).map_or(canonical, |c| c.from_canonical(canonical))
+}
+
+/// §4.4: a value typed in the conversion `shown` of a field whose unit is `unit`, back in the
+/// canonical unit the arguments carry; the value itself when the unit has no such conversion.
+pub fn to_canonical(unit: &str, shown: &str, value: f64) -> f64 {
+    conversion_of(unit, shown).map_or(value, |c| c.to_canonical(value))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,6 +156,18 @@ mod tests {
         assert!((find(&unit_info("g/cm3"), "kg/m3").from_canonical(0.997) - 997.0).abs() < 1e-9);
         let rad = unit_info("degree");
         assert!((find(&rad, "rad").from_canonical(180.0) - std::f64::consts::PI).abs() < 1e-12);
+    }
+
+    #[test]
+    fn by_keys_both_ways_and_unknown_keys_leave_the_value() {
+        assert!((to_shown("kelvin", "celsius", 300.0) - 26.85).abs() < 1e-9);
+        assert!((to_canonical("kelvin", "celsius", 26.85) - 300.0).abs() < 1e-9);
+        assert!((to_shown("angstrom", "nm", 14.4) - 1.44).abs() < 1e-12);
+        assert!((to_canonical("angstrom", "pm", 150.0) - 1.5).abs() < 1e-12);
+        assert_eq!(to_shown("angstrom", "angstrom", 2.5), 2.5);
+        assert_eq!(to_shown("mol/L", "mol/L", 0.1), 0.1);
+        assert_eq!(to_canonical("angstrom", "furlong", 7.0), 7.0);
+        assert!(to_canonical("angstrom", "nm", f64::NAN).is_nan());
     }
 
     #[test]

@@ -13,8 +13,6 @@
 // calls them) and say so otherwise; `readLaunchParams` needs nothing (it is `URLSearchParams`, as
 // the core reads a launch link), and `displayUrl` says "the tool server" until the wasm is loaded.
 
-const CANCELLED = "Cancelled.";
-
 let wasmUrl;
 let api = null;
 let pending = null;
@@ -74,15 +72,18 @@ export async function connectToolServer(url, token) {
     listing,
     call: async (name, args, options = {}) => {
       const { onProgress, signal, timeoutMs } = options;
-      if (signal?.aborted) return { ok: false, error: CANCELLED };
+      if (signal?.aborted) return cancelled();
       const outcome = await api.builderCall(server, name, args, { onProgress, signal, timeoutMs });
       // §6: nothing that arrives after a cancel is applied.
-      if (signal?.aborted) return { ok: false, error: CANCELLED };
+      if (signal?.aborted) return cancelled();
       return outcome;
     },
     close: () => server.close(),
   };
 }
+
+/** §6: a cancelled call in Builder's shape, `{ok: false, error}`, in the core's words. */
+const cancelled = () => ({ ok: false, error: api.callFailure("cancelled").error });
 
 /** A server URL as a message shows it: no query, fragment or user info, one line (the core's
  *  rule). Before the wasm is loaded (a failed load), "the tool server". */

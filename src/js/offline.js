@@ -10,17 +10,18 @@
 // packs here, compiling its code) after reading its arguments, so it is not cancelled midway (a
 // cancel or timeout counts once it returns), and one that would pack for longer is given up and
 // run in the Worker.
-import { callDeadlineMs, callTimeoutMs, interpretOfflineCall, offlineCallHere, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
+import { callDeadlineMs, callFailure, callTimeoutMs, interpretOfflineCall, offlineCallHere, offlineToolsList, parseToolList, refuseCall } from "./megane_builder_client.js";
 
 const SERVER_NAME = "megane-builder-client (offline)";
 
-// close() ends the calls made before it (running, starting the Worker, or queued) as cancelled
-// (nothing is applied), with this line.
-const CLOSED_ERROR = new Error("Cancelled: the offline tools were closed.");
-const closed = () => ({ ok: false, error: CLOSED_ERROR.message, cancelled: true });
-const cancelledOutcome = () => ({ ok: false, error: "Cancelled.", cancelled: true });
-// §6: a call that has not answered within its time limit (ms) fails with this outcome.
-const timedOutOutcome = (limit) => ({ ok: false, error: `Timed out after ${Math.round(limit / 1000)} s.`, timedOut: true });
+// §6: the outcomes of a call this module ends itself are the core's (callFailure: the one message
+// table's words, the remote client's shape). close() ends the calls made before it (running,
+// starting the Worker, or queued) as cancelled (nothing is applied); a call that has not answered
+// within its time limit (ms) times out. CLOSED_ERROR only tells close() from a failed start.
+const CLOSED_ERROR = new Error("closed");
+const closed = () => callFailure("closed");
+const cancelledOutcome = () => callFailure("cancelled");
+const timedOutOutcome = (limit) => callFailure("timedOut", limit);
 
 // Whether a prepare() on this page has run its box on the page's thread (see warmHere).
 let pageWarm = false;
@@ -253,8 +254,7 @@ export function offlineTools(options = {}) {
       accepted.add(String(name));
     }
     const button = toolbox.buttons.find((b) => b.name === name);
-    const cancelled = cancelledOutcome();
-    if (signal?.aborted) return cancelled;
+    if (signal?.aborted) return cancelledOutcome();
     // §6: the contract core's timeout (explicit timeoutMs capped at 30 min), reset by progress
     // but never past 30 min after the start — the same functions the remote client uses.
     const requested = Number(timeoutMs);
@@ -267,13 +267,13 @@ export function offlineTools(options = {}) {
       if (outcome) return outcome;
       spentHere = performance.now() - hereStartedAt;
       // Given up or declined: on to the Worker, unless it was cancelled or closed meanwhile.
-      if (signal?.aborted) return cancelled;
+      if (signal?.aborted) return cancelledOutcome();
       if (made !== generation) return closed();
     }
     // Only while the Worker starts: once it is ready, a call goes straight to it.
     if (!status.ready) {
       // A cancel while the Worker starts counts too (§6: nothing is applied after a cancel).
-      const aborted = new Promise((resolve) => signal?.addEventListener("abort", () => resolve(cancelled), { once: true }));
+      const aborted = new Promise((resolve) => signal?.addEventListener("abort", () => resolve(cancelledOutcome()), { once: true }));
       try {
         const early = await Promise.race([(ready ?? startWorker()).then(() => null), aborted]);
         if (early) {
@@ -285,7 +285,7 @@ export function offlineTools(options = {}) {
         if (error === CLOSED_ERROR) return closed();
         return { ok: false, error: `The offline tools could not start: ${error.message}` };
       }
-      if (signal?.aborted) return cancelled;
+      if (signal?.aborted) return cancelledOutcome();
     }
     if (!worker) return closed();
     const id = ++sequence;
@@ -336,7 +336,7 @@ export function offlineTools(options = {}) {
         else if (message.type === "error") finish({ ok: false, error: `The offline tool failed: ${message.error}` }, true);
       };
       const onError = (event) => finish({ ok: false, error: `The offline tool failed: ${event.message || "worker error"}` }, true);
-      const onAbort = () => finish(cancelled, true);
+      const onAbort = () => finish(cancelledOutcome(), true);
       running = finish;
       armTimer(startedAt);
       current.addEventListener("message", onMessage);

@@ -10,11 +10,15 @@ mod connect;
 mod files;
 mod interop;
 mod megane;
+mod outcomes;
+mod units;
 
 pub use api::*;
 pub use connect::*;
 pub use files::*;
 pub use megane::*;
+pub use outcomes::*;
+pub use units::*;
 
 /// Threaded build only: `initThreadPool(n)` starts the rayon pool on `n` Web Workers (the page
 /// must be cross-origin isolated). The packing core then evaluates in parallel; results are

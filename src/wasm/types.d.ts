@@ -338,11 +338,16 @@ export interface CallOptions {
 }
 
 /** A call's outcome: the contract core's interpretation, or why it failed or stopped. A tool without
- *  the Builder marker gives `{ok: true, summary, raw}` (the raw CallToolResult). */
+ *  the Builder marker gives `{ok: true, summary, raw}` (the raw CallToolResult). A JSON-RPC error
+ *  answer is `The server failed: <its message>` with its `code` beside the line (§6); `refused`:
+ *  the tool refused the arguments (`isError`) or the server answered -32602. */
 export type CallOutcome =
   | { ok: true; result: BuilderResult; summary: string; warnings: string[] }
   | { ok: true; summary: string; raw: unknown }
-  | { ok: false; error: string; cancelled?: boolean; timedOut?: boolean; refused?: boolean };
+  | { ok: false; error: string; cancelled?: boolean; timedOut?: boolean; refused?: boolean; code?: number };
+
+/** A failed call's outcome, as `callFailure` makes it for a module that ends a call itself. */
+export type CallFailure = Extract<CallOutcome, { ok: false }>;
 
 /** What remote (`connect`) and offline (`offlineTools`) tool servers have in common. */
 export interface ToolConnectionLike {

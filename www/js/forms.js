@@ -1,6 +1,7 @@
 // Forms generated from a button's descriptors (button.form.fields, contract §4.1/§4.2). The values
 // object is the one initialValues gave, edited in place in canonical units; the caller runs
 // buildArguments after every change. Widgets take what they need from the host context.
+import { toCanonicalUnit, toShownUnit } from "../pkg/megane_builder_client.js";
 import { el } from "./dom.js";
 import { SYMBOLS, symbol, tablePosition } from "./elements.js";
 import { unitPicture } from "./thumbnail.js";
@@ -88,13 +89,16 @@ const blank = (v) => v === "" || v === null || v === undefined;
 function numberInput({ field, id, value, set, key }) {
   const conversions = field.unit?.conversions ?? [];
   let index = Math.min(chosenUnits.get(key) ?? 0, Math.max(0, conversions.length - 1));
-  const conv = () => conversions[index] ?? { factor: 1, offset: 0 };
-  const shown = (canonical) => (blank(canonical) || typeof canonical !== "number" ? (canonical ?? "") : roundShown(canonical * conv().factor + conv().offset));
+  // §4.4: the conversion is the core's (toShownUnit, toCanonicalUnit); only the digits shown are
+  // the page's (roundShown).
+  const unit = field.unit?.unit ?? "";
+  const shownUnit = () => conversions[index]?.unit ?? unit;
+  const shown = (canonical) => (blank(canonical) || typeof canonical !== "number" ? (canonical ?? "") : roundShown(toShownUnit(unit, shownUnit(), canonical)));
   const input = el("input", {
     id, type: "number", step: field.integer ? "1" : "any", value: String(shown(value)),
     placeholder: typeof field.default === "number" ? `default ${shown(field.default)}` : undefined,
   });
-  const toCanonical = () => (input.value === "" ? "" : (Number(input.value) - conv().offset) / conv().factor);
+  const toCanonical = () => (input.value === "" ? "" : toCanonicalUnit(unit, shownUnit(), Number(input.value)));
   input.addEventListener("input", () => set(toCanonical()));
   const span = el("span", { class: "number" }, input);
   if (conversions.length > 1) {
@@ -106,7 +110,7 @@ function numberInput({ field, id, value, set, key }) {
       const canonical = toCanonical();
       index = Number(select.value);
       chosenUnits.set(key, index);
-      if (canonical !== "") input.value = String(roundShown(canonical * conv().factor + conv().offset));
+      if (canonical !== "") input.value = String(shown(canonical));
     });
     span.append(select);
   } else if (field.unit?.label) {
