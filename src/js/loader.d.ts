@@ -1,16 +1,8 @@
 import type * as Api from "./megane_builder_client.js";
 import type { OfflineToolServer, OfflineToolsOptions } from "./offline.js";
 
-export interface LoadOptions {
-  /** URL of megane_builder_client_bg.wasm (e.g. Vite `?url`); default: next to the module. */
-  wasmUrl?: string | URL;
-  /** URL of threads/megane_builder_client_bg.wasm, for the offline tools' Worker. */
-  threadsWasmUrl?: string | URL;
-  /** "auto" (default): threads where the page is cross-origin isolated. */
-  threads?: "auto" | boolean;
-  /** Rayon threads in the offline Worker (default: navigator.hardwareConcurrency). */
-  threadCount?: number;
-}
+/** The .wasm URLs and threads, as the offline tools take them. */
+export type LoadOptions = Pick<OfflineToolsOptions, "wasmUrl" | "threadsWasmUrl" | "threads" | "threadCount">;
 
 export interface BuilderClient {
   /** The initialised JavaScript API (parseToolList, connect, interpretCall, planApply, …). */

@@ -1,10 +1,15 @@
 /* megane-builder-client/megane: Megane Builder's tool seam, field for field (names and nullability
  * as Builder declares them). Server text (labels, tooltips, descriptions, help, errors, summaries,
- * warnings) is untrusted: render it as text. */
+ * warnings) is untrusted: render it as text. A type the core API declares too is the core's, by
+ * Builder's name; where Builder's shape differs it is derived from the core's (one declaration
+ * per type). */
+import type * as Core from "./megane_builder_client.js";
+import type { LoadOptions } from "./loader.js";
 
-export type ToolCategory = "bulk" | "molecule" | "polymer" | "surface" | "solvation" | "other";
-export type ApplyMode = "new_document" | "insert";
-export type DocumentUse = "none" | "optional" | "required";
+import type { ApplyMode, DocumentUse, EditOp } from "./megane_builder_client.js";
+
+export type { ApplyMode, DocumentUse, EditOp };
+export type ToolCategory = Core.Category;
 export type Widget = "molecule" | "atom" | "element" | "cell" | "selection" | "seed" | "document";
 
 export interface FieldBase {
@@ -59,29 +64,21 @@ export interface ToolListing {
   unsupported: string[];
 }
 
-/** §5.1 Structure as plain arrays (bonds as [i, j] pairs). */
-export interface StructurePayload {
-  elements: number[];
-  positions: number[];
-  cell: number[] | null;
-  bonds: [number, number][];
-  bondOrders?: number[];
-  molecules?: number[];
-  residueNames?: string[];
-  residueIds?: number[];
-  atomNames?: string[];
-  chainIds?: string[];
-  formalCharges?: number[];
-  scalars?: Record<string, number[]>;
-}
+/** The §5.1 Structure's per-atom channels (every member but the four always there). */
+type Channels = Exclude<keyof Core.Structure, "elements" | "positions" | "cell" | "bonds">;
 
-export interface BuilderResult {
-  contract: number;
-  name: string;
+/** §5.1 Structure as plain arrays (bonds as [i, j] pairs): the core's `Structure`, its channels
+ *  absent rather than null. */
+export type StructurePayload = Pick<Core.Structure, "elements" | "positions" | "cell" | "bonds"> & {
+  [K in Channels]?: NonNullable<Core.Structure[K]>;
+};
+
+/** A result as plain data: the core's `BuilderResult.toJSON()`, with Builder's structure and
+ *  provenance types. */
+export type BuilderResult = Omit<ReturnType<Core.BuilderResult["toJSON"]>, "structure" | "provenance"> & {
   structure: StructurePayload;
-  warnings: string[];
   provenance: Record<string, unknown>;
-}
+};
 
 /** `error`, as Builder words it: a tool error's own message, whole (its first text block, trimmed,
  *  without controls or direction overrides, at most 20 lines and 2 000 characters; `The tool
@@ -89,15 +86,10 @@ export interface BuilderResult {
  *  `The server failed: <first line>` for JSON-RPC and transport failures; `Cancelled.`. */
 export type CallOutcome =
   | { ok: true; result: BuilderResult; summary: string | null }
-  | { ok: false; error: string };
+  | Core.Failure;
 
-export interface CallOptions {
-  /** fraction in [0, 1], or null when the server gives no total; message or null. */
-  onProgress?: (fraction: number | null, message: string | null) => void;
-  /** Abort to cancel: `{ok: false, error: "Cancelled."}`, and a late result is dropped. */
-  signal?: AbortSignal;
-  timeoutMs: number;
-}
+/** The core's `CallOptions` with the timeout required, as Builder always gives it. */
+export type CallOptions = Core.CallOptions & Required<Pick<Core.CallOptions, "timeoutMs">>;
 
 export interface ToolConnection {
   /** serverInfo.name, else the URL's host with its port. */
@@ -115,30 +107,14 @@ export interface RawCallResult {
   structuredContent?: unknown;
 }
 
-/** Megane's Snapshot of a new document. */
-export interface Snapshot {
-  nAtoms: number;
-  nBonds: number;
-  nFileBonds: number;
-  positions: Float32Array;
-  elements: Uint8Array;
-  bonds: Uint32Array;
-  bondOrders: Uint8Array | null;
-  box: Float32Array | null;
-  boxOrigin: null;
-  atomChainIds: Uint8Array | null;
-  atomBFactors: null;
-}
+/** Megane's Snapshot of a new document: the members of the core's `Snapshot` Megane declares. */
+export type Snapshot = Pick<
+  Core.Snapshot,
+  "nAtoms" | "nBonds" | "nFileBonds" | "positions" | "elements" | "bonds" | "bondOrders" | "box" | "boxOrigin" | "atomChainIds" | "atomBFactors"
+>;
 
-/** Builder's edit ops for an insert (§5.2). */
-export type EditOp =
-  | { op: "set_cell"; box: number[]; scaleAtoms: false }
-  | { op: "add_fragment"; id: string; elements: number[]; positions: number[]; bonds: [number, number][]; bondOrders?: number[] };
-
-export interface MeganeOptions {
-  /** URL of megane_builder_client_bg.wasm (Vite: `?url`); default: next to the module. */
-  wasmUrl?: string | URL;
-}
+/** Where the `megane` entry's .wasm comes from (Vite: `?url`); default: next to the module. */
+export type MeganeOptions = Pick<LoadOptions, "wasmUrl">;
 
 /** Where the .wasm comes from; call once, before the first connection. */
 export function configure(options: MeganeOptions): void;

@@ -33,12 +33,13 @@ export interface OfflineToolServer {
 
 export interface OfflineToolsOptions {
   serverId?: string;
-  /** URL of the single-threaded .wasm (default: next to the module). */
+  /** URL of megane_builder_client_bg.wasm, the single-threaded build (e.g. Vite `?url`); default: next to the module. */
   wasmUrl?: string | URL;
-  /** URL of the threaded .wasm (default: threads/ next to the module). */
+  /** URL of threads/megane_builder_client_bg.wasm, the threaded build; default: threads/ next to the module. */
   threadsWasmUrl?: string | URL;
   /** "auto" (default): the threaded build where the page is cross-origin isolated. */
   threads?: "auto" | boolean;
+  /** Rayon threads in the offline Worker (default: navigator.hardwareConcurrency). */
   threadCount?: number;
   /** Override of the Worker script's URL. */
   workerUrl?: string | URL;
