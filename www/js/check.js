@@ -1,5 +1,6 @@
-// "Check" (contract §10, the parts a page can check): markers and contract versions, the
-// form-generation subset, seeds on stochastic tools, document rules, then per tool a sample call
+// "Check" (contract §10, the parts a page can check): what discovery found (markers and contract
+// versions, the form-generation subset, seeds on stochastic tools, document rules: each of its
+// findings once, in its words, never checked again here), then per tool a sample call
 // validated and planned (the sample arguments are the schema's own examples where it has some; a
 // molecule example the library holds is the library's molecule, with its 3D coordinates, as the
 // form would start with it) and checked against the tool's declared outputSchema (§5), the same
@@ -53,17 +54,17 @@ export async function checkServer(entry, context, report) {
   if (n === 0) { line("fail", "The server offers no tool this page can use.", "No tool carries the Builder marker."); return; }
   line("pass", `${n} tool${n === 1 ? "" : "s"} can be used from this page.`,
     `${n} Builder tool(s) with a supported marker (contract ${[...new Set(toolbox.buttons.map((b) => b.marker.contract))].join(", ")}).`);
-  for (const notice of toolbox.notices) line("fail", "The server's tool list has a problem.", notice);
+  // Discovery's findings (§3/§4: a form it cannot show in part, a seed missing on a stochastic
+  // tool, the document rules), each shown once: the server's own here, each tool's under it.
+  const toolNotices = new Set(toolbox.buttons.flatMap((b) => b.notices));
+  for (const notice of toolbox.notices) if (!toolNotices.has(notice)) line("fail", "The server's tool list has a problem.", notice);
   for (const button of toolbox.buttons) {
     const name = button.label;
     if (button.disabledReason) { line("fail", `${name}: its form cannot be shown.`, `${button.name}: ${button.disabledReason}`); continue; }
     line("pass", `${name}: its form can be filled in (${button.form.fields.length} fields).`);
-    for (const notice of [...button.notices, ...button.form.notices]) line("fail", `${name}: part of its form cannot be shown.`, notice);
+    for (const notice of button.notices) line("fail", `${name}: the server describes it in a way this page cannot fully follow.`, notice);
     const m = button.marker;
-    if (m.stochastic && !button.form.hasSeed) line("fail", `${name}: its result is random but it takes no seed to repeat it.`, "stochastic but has no seed input (§4.4).");
-    else if (m.stochastic) line("pass", `${name}: a seed makes its random result repeatable.`);
-    if (m.document !== "none" && !button.form.documentProperty) line("fail", `${name}: says it uses the open structure but has no place for it.`, `document "${m.document}" but no document property (§4.3).`);
-    if (m.document === "none" && button.form.documentProperty) line("fail", `${name}: takes the open structure but says it does not use it.`, 'a document property with document "none" (§4.3).');
+    if (m.stochastic && button.form.hasSeed) line("pass", `${name}: a seed makes its random result repeatable.`);
     // §5: the tool declares the BuilderResult schema as its outputSchema; MCP wants an object schema.
     const output = button.outputSchema;
     const outputIsObject = output !== null && typeof output === "object" && !Array.isArray(output) && output.type === "object";
