@@ -393,6 +393,21 @@ test("connect errors: the reason alone, one line; Builder's prefix shows the URL
   await connection.close();
 });
 
+test("a JSON-RPC error from the SDK peer: §6's one line in Builder's shape, the token hidden, as interpretCall shows the same answer", async () => {
+  const connection = await megane.connectToolServer(`${peer.url}/mcp`, TOKEN);
+  // The server's handler raises an MCPError: the SDK answers the call with a JSON-RPC error whose
+  // message echoes the token and carries a traceback.
+  const message = `boom (token ${TOKEN})\nTraceback (most recent call last):`;
+  for (const code of [-32603, -32602, -32001]) {
+    const outcome = await connection.call("liquid_box", { jsonRpcError: { code, message } }, { timeoutMs: 60_000 });
+    assert.deepEqual(outcome, { ok: false, error: "The server failed: boom (token <token>)" }, String(code));
+  }
+  await connection.close();
+  // The same error handed to interpretCall as bytes: the same rendering (no token is known there).
+  assert.deepEqual(megane.interpretCall({ jsonrpc: "2.0", id: 3, error: { code: -32602, message: "boom\nTraceback" } }),
+    { ok: false, error: "The server failed: boom" });
+});
+
 test("a pydantic validation error from the server is shown whole; a cancel and an unknown tool stay one line", async () => {
   const connection = await megane.connectToolServer(`${peer.url}/mcp`, TOKEN);
   const info = connection.listing.tools.find((t) => t.name === "calculate_ph");

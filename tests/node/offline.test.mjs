@@ -253,6 +253,8 @@ test("§6 timeouts offline are the contract core's: explicit timeoutMs capped, r
   assert.deepEqual(outcome.kept, { ok: true, error: null, timedOut: false, atoms: 3 });
   assert.equal(outcome.silent.ok, false);
   assert.equal(outcome.silent.timedOut, true);
+  // §6: the remote client's words (the core's one table), the 300 ms limit shown rounded up.
+  assert.equal(outcome.silent.error, "No answer within 1 s; it was stopped (timeout).");
   assert.deepEqual(outcome.after, { ok: true, error: null, timedOut: false, atoms: 3 });
 });
 

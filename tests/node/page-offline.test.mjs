@@ -250,7 +250,7 @@ test("Check counts only the tool's refusal: a timed-out or failed call without a
     const real = server.call;
     window.realOfflineCall = real;
     server.call = (name, args, options) => (Object.keys(args).length > 0 ? real(name, args, options)
-      : Promise.resolve(name === "liquid_box" ? { ok: false, error: "Timed out after 60 s.", timedOut: true }
+      : Promise.resolve(name === "liquid_box" ? { ok: false, error: "No answer within 60 s; it was stopped (timeout).", timedOut: true }
         : { ok: false, error: "The tool server did not answer (network error)." }));
   });
   try {
@@ -258,7 +258,7 @@ test("Check counts only the tool's refusal: a timed-out or failed call without a
     await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
     const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => `${li.className} ${li.querySelector(".plain").textContent}`));
     assert.ok(!lines.some((l) => /nothing filled in is refused/.test(l)), lines.join(" | "));
-    assert.ok(lines.includes("skip Liquid box: could not check a run with nothing filled in: Timed out after 60 s."), lines.join(" | "));
+    assert.ok(lines.includes("skip Liquid box: could not check a run with nothing filled in: No answer within 60 s; it was stopped (timeout)."), lines.join(" | "));
     assert.ok(lines.includes("fail Polymer chain: a run with nothing filled in was not refused by the tool: The tool server did not answer (network error)."), lines.join(" | "));
   } finally {
     await page.evaluate(() => { window.meganeDemo.servers.get("offline").server.call = window.realOfflineCall; });

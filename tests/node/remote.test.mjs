@@ -162,7 +162,8 @@ test("cancel reaches the server and no result is applied; a timeout is reported 
   assert.equal(outcome.cancelled.result, undefined);
   assert.equal(outcome.timedOut.ok, false);
   assert.equal(outcome.timedOut.timedOut, true);
-  assert.match(outcome.timedOut.error, /timeout/);
+  // §6: the offline tools' words too (the core's one table), the 100 ms limit shown rounded up.
+  assert.equal(outcome.timedOut.error, "No answer within 1 s; it was stopped (timeout).");
   assert.equal(outcome.after, 300, "the connection still works after a cancel and a timeout");
   const { cancellations } = await (await fetch(`${peer.url}/peer/cancellations`)).json();
   // Both the cancel and the timeout sent notifications/cancelled, and the server stopped the call.
@@ -229,6 +230,23 @@ test("a plain tool's structuredContent is checked against its outputSchema", asy
   assert.equal(outcome.badSchema.ok, false);
   assert.match(outcome.badSchema.error, /^Builder cannot check this tool's result: its outputSchema is not valid JSON Schema \(/);
   assert.deepEqual(outcome.failed, { ok: false, error: "no atoms to count", refused: true });
+});
+
+test("a JSON-RPC error from the SDK peer: §6's one line with its code beside it, -32602 a refusal, the token hidden", async () => {
+  const outcome = await page.evaluate(async ({ url, token }) => {
+    const server = await window.pkg.connect(url, { token });
+    if (!server.ok) return { error: server.error };
+    const message = `boom (token ${token})\nTraceback (most recent call last):`;
+    const failed = await server.call("liquid_box", { jsonRpcError: { code: -32603, message } });
+    const refused = await server.call("liquid_box", { jsonRpcError: { code: -32602, message } });
+    const bare = await server.call("liquid_box", { jsonRpcError: { code: -32000, message: "" } });
+    await server.close();
+    return { failed, refused, bare };
+  }, { url: peerUrl, token: TOKEN });
+  assert.equal(outcome.error, undefined, outcome.error);
+  assert.deepEqual(outcome.failed, { ok: false, error: "The server failed: boom (token <token>)", code: -32603 });
+  assert.deepEqual(outcome.refused, { ok: false, error: "The server failed: boom (token <token>)", code: -32602, refused: true });
+  assert.deepEqual(outcome.bare, { ok: false, error: "The server failed: error -32000", code: -32000 });
 });
 
 test("no page errors", () => {

@@ -6,7 +6,9 @@ protection), Starlette's CORSMiddleware (exposing Mcp-Session-Id) and a bearer t
 Builder-marked tools recorded from the reference server (`tools-list.json` under --fixtures); a call with
 the recorded arguments returns the recorded result (`call-<tool>.json`) after reporting progress in
 --steps steps of --step-seconds each, so a call can be cancelled mid-way. Other arguments give a tool error
-(`isError: true`). tools/list is paged (--page-size, default 1).
+(`isError: true`), except `{"jsonRpcError": {"code": C, "message": M}}`, which the SDK answers with a
+JSON-RPC error (an `MCPError` raised by the handler, as a server's own code raises one). tools/list is
+paged (--page-size, default 1).
 
 --pydantic-tool also lists a Builder tool, `calculate_ph`, whose arguments are checked as FastMCP checks a
 function's arguments (a pydantic model named `calculate_phArguments`): a bad argument gives the tool error
@@ -44,6 +46,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp.shared.exceptions import MCPError
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 
@@ -190,6 +193,11 @@ def build_server(args: argparse.Namespace) -> Server:
             return plain_call(name, arguments)
         if args.pydantic_tool and name == PH_TOOL["name"]:
             return pydantic_call(arguments)
+        # `jsonRpcError: {code, message}`: a JSON-RPC error answer, as a server's handler makes one
+        # (the SDK sends an MCPError raised here as the request's `error`).
+        fault = arguments.get("jsonRpcError")
+        if isinstance(fault, dict):
+            raise MCPError(code=int(fault.get("code", 0)), message=str(fault.get("message", "")))
         recorded = calls.get(name)
         # `quoteInName: true`: the recorded result with a `"` in the first residue name, which the
         # JSON text escapes (a Structure the client's scanner declines, issue 10).
