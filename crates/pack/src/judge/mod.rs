@@ -5,13 +5,15 @@
 //! - [`distances`]: the closest intermolecular pairs under periodic images, and to fixed atoms;
 //! - [`density`]: of the box, or of the packed molecules in the free volume;
 //! - [`rigid`]: each copy against its template on raw (unwrapped) coordinates;
-//! - [`structure_factor`]: the largest S(k) over molecule centres, a lattice against a liquid;
+//! - [`structure_factor`]: the largest S(k) over molecule centres, a lattice against a liquid
+//!   (its grid transformed by [`fft`]);
 //! - [`orientation`]: ⟨P2⟩ and ⟨P4⟩ of each molecular axis against x, y and z.
 //!
 //! [`disordered`] is the one place where a box is called a liquid or a lattice.
 
 pub mod density;
 pub mod distances;
+pub mod fft;
 pub mod orientation;
 pub mod report;
 pub mod rigid;

@@ -11,8 +11,9 @@
 //! one slab (a few hundred KB even for 10⁵ molecules), the work ~N^(4/3). [`s_max_direct`] is the
 //! plain sum over every vector, the reference the tests hold the grid to.
 
-use rustfft::num_complex::Complex;
-use rustfft::FftPlanner;
+use num_complex::Complex;
+
+use super::fft::Fft;
 
 use crate::par::*;
 
@@ -112,8 +113,7 @@ pub fn s_max(centres: &[[f64; 3]], box_lengths: [f64; 3], free_volume: f64) -> P
     let (n_max, k2_min) = range(n, free_volume);
     let size = smooth_at_least(OVERSAMPLE * (2 * n_max as usize + 2));
     let spline = Spline::of(&fractional(centres, box_lengths), size);
-    let mut planner = FftPlanner::<f64>::new();
-    let fft = planner.plan_fft_forward(size);
+    let fft = Fft::new(size).expect("a length of 2, 3 and 5");
     let deconvolve: Vec<f64> = (0..=n_max)
         .map(|m| 1.0 / spline_transform(m as f64 / size as f64))
         .collect();
@@ -124,8 +124,7 @@ pub fn s_max(centres: &[[f64; 3]], box_lengths: [f64; 3], free_volume: f64) -> P
         .map(|&mz0| {
             let zero = Complex::new(0.0, 0.0);
             let mut grid = vec![zero; size * size];
-            let mut turned = vec![zero; size * size];
-            let mut scratch = vec![zero; fft.get_inplace_scratch_len()];
+            let mut scratch = vec![zero; size * size];
             // exp(−2πi n_z u_z) per centre, from n_z = mz0 on by one step at a time.
             let mut phase: Vec<Complex<f64>> = spline
                 .z
@@ -149,10 +148,10 @@ pub fn s_max(centres: &[[f64; 3]], box_lengths: [f64; 3], free_volume: f64) -> P
                 for (p, s) in phase.iter_mut().zip(&step) {
                     *p *= s;
                 }
-                // Rows (x), then the transpose's rows (y): `turned[x * size + y]`.
-                fft.process_with_scratch(&mut grid, &mut scratch);
-                transpose::transpose(&grid, &mut turned, size, size);
-                fft.process_with_scratch(&mut turned, &mut scratch);
+                // The columns (y), then the transpose's columns (x): `grid[k_x * size + k_y]`.
+                fft.process(&mut grid, size, &mut scratch);
+                super::fft::transpose(&mut grid, size);
+                fft.process(&mut grid, size, &mut scratch);
                 for mx in -n_max..=n_max {
                     let col = mx.rem_euclid(size as i64) as usize;
                     for my in -n_max..=n_max {
@@ -162,7 +161,7 @@ pub fn s_max(centres: &[[f64; 3]], box_lengths: [f64; 3], free_volume: f64) -> P
                             continue;
                         }
                         let row = my.rem_euclid(size as i64) as usize;
-                        let f = turned[col * size + row]
+                        let f = grid[col * size + row]
                             * (deconvolve[mx.unsigned_abs() as usize]
                                 * deconvolve[my.unsigned_abs() as usize]);
                         let s = f.norm_sqr() * norm;
