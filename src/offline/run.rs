@@ -188,18 +188,23 @@ mod tests {
         })
     }
 
+    /// [`run`] of a liquid_box of `count` waters in the Worker, on the test clock.
+    fn in_worker(count: usize, seed: u64, progress: Progress) -> Option<Vec<u8>> {
+        run(
+            "liquid_box",
+            &waters(count, seed),
+            Place::Worker,
+            clock,
+            Some(progress),
+        )
+    }
+
     #[test]
     fn the_worker_passes_paced_reports_and_hands_over_the_last_with_the_result() {
         // A clock that stands still: nothing passes during the call, the last comes at the end.
         set_clock(0.0, 0.0);
         let (seen, progress) = recorder();
-        let bytes = run(
-            "liquid_box",
-            &waters(5, 3),
-            Place::Worker,
-            clock,
-            Some(progress),
-        );
+        let bytes = in_worker(5, 3, progress);
         let expected = crate::offline::call_tool_transfer(
             "liquid_box",
             &waters(5, 3),
@@ -215,13 +220,7 @@ mod tests {
         // A clock past the interval at every read: every report passes as it comes.
         set_clock(0.0, INTERVAL_MS);
         let (seen, progress) = recorder();
-        run(
-            "liquid_box",
-            &waters(5, 3),
-            Place::Worker,
-            clock,
-            Some(progress),
-        );
+        in_worker(5, 3, progress);
         let seen = seen.borrow();
         assert!(seen.len() > 2, "{seen:?}");
         assert!(seen.iter().all(|r| !r.2), "none held back: {seen:?}");
@@ -316,24 +315,12 @@ mod tests {
             record(f, m, last);
             if !once.replace(true) {
                 let (seen, inner) = recorder();
-                let bytes = run(
-                    "liquid_box",
-                    &waters(3, 9),
-                    Place::Worker,
-                    clock,
-                    Some(inner),
-                );
+                let bytes = in_worker(3, 9, inner);
                 assert!(bytes.is_some());
                 into.borrow_mut().extend(seen.borrow().iter().cloned());
             }
         });
-        run(
-            "liquid_box",
-            &waters(5, 3),
-            Place::Worker,
-            clock,
-            Some(progress),
-        );
+        in_worker(5, 3, progress);
         assert!(started.get());
         let inner = inner_seen.borrow();
         assert!(

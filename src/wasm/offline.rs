@@ -26,7 +26,7 @@ pub fn offline_tools_list() -> Result<JsValue, JsError> {
 /// the CallToolResult for `interpretOfflineCall` on the page ([`crate::offline::transfer`]: its
 /// typed parts with the §5.1 Structure's arrays as binary, about half the bytes of its JSON and
 /// no numbers written as text; a tool error as JSON). `onProgress(fraction, message, last)` is
-/// called as packing advances, paced by [`crate::offline::pace`] ([`run::run`]): none in the first 100 ms, then
+/// called as packing advances, paced by [`crate::offline::pace`]: none in the first 100 ms, then
 /// at most once per 100 ms with `last` false, and once more just before returning, with `last`
 /// true, with the last report not passed yet (if any). A tool error is an `isError` result, never
 /// a throw.
@@ -79,7 +79,7 @@ pub fn offline_call_here(
     Ok(bytes.map(|b| Uint8Array::from(b.as_slice())))
 }
 
-/// §5/§6: [`super::results::interpret_call`] for what `offlineCall` returned (in the offline Worker): the same
+/// §5/§6: `interpretCall` for what `offlineCall` returned (in the offline Worker): the same
 /// checks (§5.1 included) and the same outcome as `interpretCall` on the CallToolResult's JSON,
 /// except that the §9 cap counts the transfer's bytes ([`crate::offline::transfer`]).
 #[wasm_bindgen(js_name = interpretOfflineCall, unchecked_return_type = "InterpretOutcome")]
