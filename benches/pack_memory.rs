@@ -9,8 +9,7 @@
 //! `water-N` is N atoms of water, `mix8` 50 000 molecules of eight species, 193 100 atoms: the
 //! issue's 9-species box as `liquid_box` takes it, at most eight components),
 //! `PACK_MEMORY_OUT` (default `target/bench-pack-memory`): each result's structure is written there
-//! and judged by `../shared/tools/check_packing.py` (`PACK_CHECKER`, run with `python3`, which needs
-//! numpy). Prints one JSON line per case. The wasm figures (memory size after the call, Node RSS)
+//! and judged by the project's judge (`offline::judged`). Prints one JSON line per case. The wasm figures (memory size after the call, Node RSS)
 //! come from `benches/pack_wasm/memory.mjs`; packmol's RSS from `scripts/bench-pack.sh`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -20,7 +19,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
+use megane_builder_client::contract::structure::Structure;
+use megane_builder_client::offline::judged::{judge_structure, report_json};
 use megane_builder_client::offline::{call_tool_transfer, transfer};
+use megane_builder_client::pack::judge::report::Criteria;
 use megane_builder_client::pack::PackControl;
 use serde_json::{json, Value};
 
@@ -137,34 +139,32 @@ fn molecule(root: &Path, name: &str) -> Value {
     json!({"name": name, "molblock": read(&path)})
 }
 
-/// check_packing.py on the structure; its JSON report without the pair list.
-fn judge(checker: &Path, file: &Path) -> Value {
-    let out = std::process::Command::new("python3")
-        .arg(checker)
-        .arg(file)
-        .args(["--tolerance", "2.0", "--json"])
-        .output();
-    match out {
-        Ok(o) => match serde_json::from_slice::<Value>(&o.stdout) {
-            Ok(mut v) => {
-                if let Some(m) = v.as_object_mut() {
-                    m.retain(|k, _| {
-                        matches!(
-                            k.as_str(),
-                            "pass"
-                                | "min_intermolecular_distance"
-                                | "pairs_below_tolerance"
-                                | "non_rigid_molecules"
-                        )
-                    });
-                }
-                v
+/// The project's judge on the result's structure (after the figures are taken): its verdict,
+/// closest pair, pairs below the tolerance, rigid copies and S_max.
+fn judge(structured: &Value) -> Value {
+    let structure: Structure = match serde_json::from_value(structured["structure"].clone()) {
+        Ok(s) => s,
+        Err(e) => return json!({"error": e.to_string()}),
+    };
+    match judge_structure(&structure, None, &Criteria::at(2.0)) {
+        Ok(r) => {
+            let mut v = report_json(&r);
+            if let Some(m) = v.as_object_mut() {
+                m.retain(|k, _| {
+                    matches!(
+                        k.as_str(),
+                        "pass"
+                            | "min_intermolecular_distance"
+                            | "pairs_below_tolerance"
+                            | "non_rigid_molecules"
+                            | "s_max"
+                            | "s_threshold"
+                    )
+                });
             }
-            Err(_) => {
-                json!({"error": String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or("").to_string()})
-            }
-        },
-        Err(e) => json!({"error": e.to_string()}),
+            v
+        }
+        Err(e) => json!({"error": e}),
     }
 }
 
@@ -180,9 +180,6 @@ fn main() {
     let out = std::env::var("PACK_MEMORY_OUT")
         .map(PathBuf::from)
         .unwrap_or_else(|_| root.join("target/bench-pack-memory"));
-    let checker = std::env::var("PACK_CHECKER")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| root.join("../shared/tools/check_packing.py"));
     std::fs::create_dir_all(&out).expect("output dir");
     for case in cases.split(',').map(str::trim).filter(|c| !c.is_empty()) {
         let comps: Vec<Value> = components(case)
@@ -236,7 +233,7 @@ fn main() {
             .map_or(0, Vec::len);
         let file = out.join(format!("{case}.json"));
         std::fs::write(&file, serde_json::to_vec(structured).unwrap()).expect("write structure");
-        let check = judge(&checker, &file);
+        let check = judge(structured);
         let per_atom = |b: usize| (b as f64 / atoms.max(1) as f64).round() as u64;
         let peak = p.peaks.values().copied().max().unwrap_or(0);
         let phases: serde_json::Map<String, Value> = p

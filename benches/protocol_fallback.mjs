@@ -6,7 +6,7 @@
 // Usage (after scripts/build.sh and tests/peers/setup.sh): node benches/protocol_fallback.mjs [rounds]
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { ROOT, launchBrowser, openPage, startServer } from "../tests/node/harness.mjs";
+import { FIXTURES, ROOT, launchBrowser, openPage, startServer } from "../tests/node/harness.mjs";
 
 const rounds = Number(process.argv[2] ?? 30);
 const TOKEN = "bench-token-7a1c";
@@ -15,7 +15,7 @@ async function startPeer(origin) {
   const port = 22000 + Math.floor(Math.random() * 2000);
   const child = spawn(join(ROOT, ".venv", "bin", "python"), [join(ROOT, "tests", "peers", "builder_peer.py"),
     "--port", String(port), "--token", TOKEN, "--allow-origin", origin,
-    "--fixtures", join(ROOT, "..", "shared", "fixtures", "megane-recorded")], { stdio: ["ignore", "ignore", "inherit"] });
+    "--fixtures", join(FIXTURES, "megane-recorded")], { stdio: ["ignore", "ignore", "inherit"] });
   for (let i = 0; i < 100; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return { child, url: `http://127.0.0.1:${port}/mcp` };

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Seeds fuzz/corpus/<target>/ from ../shared/fixtures (small files only) plus a few hand-written
+"""Seeds fuzz/corpus/<target>/ from tests/fixtures (small files only) plus a few hand-written
 hostile inputs. Run once from the repository root; then `cargo fuzz cmin <target>` keeps it small."""
 import glob, hashlib, json, os, sys
 
 root = os.path.dirname(os.path.abspath(__file__))
-fixtures = os.path.join(root, "..", "..", "shared", "fixtures")
+fixtures = os.path.join(root, "..", "tests", "fixtures")
 MAX = 16 * 1024
 
 

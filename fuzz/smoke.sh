@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 NIGHTLY="${NIGHTLY:-nightly-2026-05-20}"
 SECS="${1:-10}"
-TARGETS="sse jsonrpc result discovery molblock launch server_url transfer"
+TARGETS="sse jsonrpc result discovery molblock launch server_url transfer structure_files"
 cargo +"$NIGHTLY" fuzz build -s none 2>&1 | tail -n 2
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT

@@ -2,7 +2,7 @@
 //! (libFuzzer, nightly) and `tests/fuzz_corpus.rs` (which replays every committed corpus file on
 //! stable, in CI), so the two never drift. Each body takes arbitrary bytes and asserts the
 //! invariants: no panic, every error a single line as the text sanitiser makes it
-//! (`contract::text`), and the differential rules where two paths must agree.
+//! (`wire::text`), and the differential rules where two paths must agree.
 #![allow(dead_code)]
 
 use megane_builder_client::chem::molblock::{parse_molblock, write_molblock};
@@ -10,22 +10,23 @@ use megane_builder_client::contract::apply::plan_apply;
 use megane_builder_client::contract::discovery::{
     parse_tool_list, parse_tool_list_text, parse_tool_list_with, SentSchemas,
 };
+use megane_builder_client::contract::files::{read_structure, write_structure, Format};
 use megane_builder_client::contract::launch::parse_launch_fragment;
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
 use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_value, ResultLimits,
 };
 use megane_builder_client::contract::structure::Structure;
-use megane_builder_client::contract::text::is_one_line;
 use megane_builder_client::contract::values::{
     build_arguments, initial_values, FormContext, LibraryMolecule,
 };
 use megane_builder_client::mcp::body::{BodyError, BodyReader};
-use megane_builder_client::mcp::endpoint::{redirect_host, Endpoint};
 use megane_builder_client::mcp::errors::{error_body_text, http_failure, http_status, McpError};
 use megane_builder_client::mcp::headers::{body_kind, media_type};
-use megane_builder_client::mcp::jsonrpc::{error_in_body, parse_body};
-use megane_builder_client::mcp::sse::{SseDecoder, TapRecorder};
+use megane_builder_client::wire::endpoint::{display_url, redirect_host, Endpoint};
+use megane_builder_client::wire::jsonrpc::{error_in_body, parse_body};
+use megane_builder_client::wire::sse::{SseDecoder, TapRecorder};
+use megane_builder_client::wire::text::{is_one_line, one_line};
 use serde_json::Value;
 
 /// The target names, as `fuzz/fuzz_targets/<name>.rs` and `fuzz/corpus/<name>/`.
@@ -38,6 +39,7 @@ pub const TARGETS: &[&str] = &[
     "launch",
     "server_url",
     "transfer",
+    "structure_files",
 ];
 
 /// Runs the target `name` on `data` (for the corpus replay test).
@@ -51,11 +53,12 @@ pub fn run(name: &str, data: &[u8]) {
         "launch" => launch(data),
         "server_url" => server_url(data),
         "transfer" => transfer(data),
+        "structure_files" => structure_files(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
 
-/// The sanitiser's rule for a message shown to a person (`contract::text::is_one_line`): one
+/// The sanitiser's rule for a message shown to a person (`wire::text::is_one_line`): one
 /// line, no control character, no invisible direction control, not blank-padded. (Long composed
 /// messages may exceed `MAX_LINE_CHARS`, and a quoted excerpt may keep its inner spaces.)
 pub fn assert_one_line(context: &str, message: &str) {
@@ -189,7 +192,9 @@ pub fn jsonrpc(data: &[u8]) {
     if let Some(error) = error_in_body(body) {
         let _ = error;
     }
-    let shown = error_body_text(content_type, body);
+    let shown = error_body_text(content_type, body)
+        .map(one_line)
+        .unwrap_or_default();
     assert!(!shown.contains(['\n', '\r']), "error body text: {shown:?}");
     assert_one_line("http_failure", &http_failure(status, &shown).to_string());
     assert_one_line("http_status", &http_status(status));
@@ -417,6 +422,18 @@ pub fn server_url(data: &[u8]) {
     let (location, current) = url.split_once(' ').unwrap_or((&url, "127.0.0.1"));
     let host = redirect_host(location, current);
     assert!(!host.contains(['\n', '\r']), "redirect host: {host:?}");
+    // A URL as a message shows it: one line, no query, no fragment, no user info.
+    let shown = display_url(&url);
+    assert!(is_one_line(&shown), "shown url: {shown:?}");
+    assert!(!shown.contains(['?', '#']), "shown url: {shown:?}");
+    let scheme = shown.split_once("://").filter(|(s, _)| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    let after_scheme = scheme.map_or(shown.as_str(), |(_, rest)| rest);
+    let authority = after_scheme.split(['/', '\\']).next().unwrap_or("");
+    assert!(!authority.contains('@'), "shown url: {shown:?}");
 }
 
 /// The offline Worker's transfer as the page reads it (`offline::transfer`, issue 12): any bytes,
@@ -440,4 +457,75 @@ pub fn transfer(data: &[u8]) {
             Err(e) => assert_one_line("transfer", &e),
         }
     }
+}
+
+/// The page's structure files (issue 33): any bytes read as each format (by the file name's
+/// extension) are a structure or a one-line error, never a panic; a structure read writes in every
+/// format that takes it, and what was written reads back to the same elements, the positions
+/// within the format's precision (XYZ 1e-7 Å, mol 1e-4 Å, PDB 1e-3 Å, .gro 0.005 Å), the cell
+/// where the format has one (XYZ, PDB, .gro), and the bonds where it has them (mol, PDB).
+pub fn structure_files(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    for name in ["f.xyz", "f.pdb", "f.mol", "f.gro", "f.json"] {
+        let opened = match read_structure(name, &text) {
+            Ok(opened) => opened,
+            Err(e) => {
+                assert_one_line("structure file", &e);
+                continue;
+            }
+        };
+        for note in &opened.notes {
+            assert_one_line("note", note);
+        }
+        let s = &opened.structure;
+        for format in Format::ALL {
+            let written = match write_structure(s, format, &opened.title) {
+                Ok(w) => w,
+                Err(e) => {
+                    assert_one_line("write", &e);
+                    continue;
+                }
+            };
+            let again = read_structure(&format!("g.{}", format.extension()), &written)
+                .unwrap_or_else(|e| panic!("{name} written as {format:?} does not re-read: {e}"));
+            let back = &again.structure;
+            assert_eq!(back.elements, s.elements, "{name} as {format:?}: elements");
+            let tolerance = match format {
+                Format::Xyz => 1e-7 * (1.0 + max_abs(&s.positions)),
+                Format::Mol => 1e-4,
+                Format::Pdb => 1e-3,
+                Format::Gro => 5e-3 + 1e-9,
+            };
+            for (a, b) in s.positions.iter().zip(&back.positions) {
+                assert!(
+                    (a - b).abs() <= tolerance,
+                    "{name} as {format:?}: {a} read back as {b}"
+                );
+            }
+            if format != Format::Mol {
+                assert_eq!(
+                    back.cell.is_some(),
+                    s.cell.is_some() && s.cell != Some([0.0; 9]),
+                    "{name} as {format:?}: cell"
+                );
+            }
+            if matches!(format, Format::Mol | Format::Pdb) && !s.bonds.is_empty() {
+                let sorted = |bonds: &[[u32; 2]]| {
+                    let mut b: Vec<[u32; 2]> =
+                        bonds.iter().map(|&[i, j]| [i.min(j), i.max(j)]).collect();
+                    b.sort_unstable();
+                    b
+                };
+                assert_eq!(
+                    sorted(&back.bonds),
+                    sorted(&s.bonds),
+                    "{name} as {format:?}: bonds"
+                );
+            }
+        }
+    }
+}
+
+fn max_abs(values: &[f64]) -> f64 {
+    values.iter().fold(0.0, |m, v| m.max(v.abs()))
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ (wasm-pack --target web, release, no downloads), then shrinks
 # the .wasm with npm binaryen's wasm-opt (pinned in tests/node/package.json; never Debian's
-# binaryen: its output is broken, see ../shared/notes/toolchain.md) unless WASM_OPT=0. Prints the
+# binaryen: v108's output breaks at __wbindgen_init_externref_table) unless WASM_OPT=0. Prints the
 # raw and gzip sizes.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -38,7 +38,9 @@ def main():
     mimetypes.add_type("text/javascript", ".js")
     handler = functools.partial(Handler, directory=args.root)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
-    print(f"serving {args.root} on http://127.0.0.1:{args.port}/", flush=True)
+    # --port 0: the system picks a free port (the tests do, so parallel runs never collide); the
+    # line gives the real one.
+    print(f"serving {args.root} on http://127.0.0.1:{server.server_address[1]}/", flush=True)
     server.serve_forever()
 
 

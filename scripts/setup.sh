@@ -2,7 +2,7 @@
 # Installs what the build and the tests need on a Debian machine, skipping what is already there.
 # Nothing here reaches GitHub: wasm-pack runs with --mode no-install and its wasm-opt is turned off
 # (Cargo.toml; scripts/build.sh runs npm binaryen's, from tests/node), so every tool comes from
-# crates.io, Debian or npm. See ../shared/notes/toolchain.md.
+# crates.io, Debian or npm.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,8 @@ command -v ip >/dev/null || need_apt+=(iproute2)
 command -v unshare >/dev/null || need_apt+=(util-linux)
 [ -x /usr/bin/chromium ] || need_apt+=(chromium)
 [ -x /usr/bin/chromedriver ] || need_apt+=(chromium-driver)
+# Firefox for the wasm tests (geckodriver, below) and the page's flows over WebDriver BiDi (puppeteer-core).
+[ -x /usr/bin/firefox-esr ] || need_apt+=(firefox-esr)
 if [ ${#need_apt[@]} -gt 0 ]; then
   say "apt-get install ${need_apt[*]}"
   apt-get update -qq
@@ -60,9 +62,16 @@ if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
   cargo install wasm-pack --locked --version "$WASM_PACK_VERSION"
 fi
 if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
-  # Not --locked: its lock file pins a webpki-roots that no longer resolves (toolchain.md).
+  # Not --locked: its lock file pins a webpki-roots that no longer resolves.
   say "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 6 minutes)"
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+# geckodriver (Mozilla publishes it on crates.io) for `wasm-pack test --firefox`; pinned.
+GECKODRIVER_VERSION=0.37.1
+if ! geckodriver --version 2>/dev/null | grep -q "^geckodriver $GECKODRIVER_VERSION"; then
+  say "cargo install geckodriver $GECKODRIVER_VERSION (about 2 minutes)"
+  cargo install geckodriver --locked --version "$GECKODRIVER_VERSION"
 fi
 
 # cargo-fuzz for the fuzz smoke in scripts/test.sh (fuzz/smoke.sh); crates.io only.
@@ -73,8 +82,9 @@ if ! cargo fuzz --version 2>/dev/null | grep -q "$CARGO_FUZZ_VERSION"; then
 fi
 
 # Node packages for the TypeScript check and browser-side test peers (npm registry only).
-# (Again when a package was added since: oidc-provider, the sign-in test's authorization server.)
-if [ -f tests/node/package.json ] && { [ ! -d tests/node/node_modules ] || [ ! -d tests/node/node_modules/oidc-provider ]; }; then
+# (Again when a package was added since: oidc-provider, the sign-in test's authorization server;
+# puppeteer-core, the Firefox driver.)
+if [ -f tests/node/package.json ] && { [ ! -d tests/node/node_modules/oidc-provider ] || [ ! -d tests/node/node_modules/puppeteer-core ]; }; then
   say "npm ci in tests/node"
   (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
@@ -84,10 +94,11 @@ sh tests/peers/run_conformance_suite.sh --install
 
 # Python venv for the MCP test peers (official SDK from PyPI).
 if [ -f tests/peers/requirements.txt ]; then
-  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import mcp' 2>/dev/null; then
+  # (Again when a peer was added since: RDKit, ASE and gemmi read the page's saved files, issue 33.)
+  if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import mcp, rdkit, ase, gemmi' 2>/dev/null; then
     say "python venv .venv with tests/peers/requirements.txt"
     python3 -m venv .venv
     .venv/bin/pip install -q -r tests/peers/requirements.txt
   fi
 fi
-say "ready: $(wasm-pack --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(/usr/bin/chromium --version 2>/dev/null | tail -n1)"
+say "ready: $(wasm-pack --version), wasm-bindgen $WASM_BINDGEN_VERSION, $(/usr/bin/chromium --version 2>/dev/null | tail -n1), $(/usr/bin/firefox-esr --version 2>/dev/null | tail -n1), $(geckodriver --version 2>/dev/null | head -n1)"

@@ -109,6 +109,39 @@ fn polymer_chain_checks_atom_indices_against_the_chosen_molecule() {
     );
 }
 
+/// Issue 33: head = tail is caught before Run, on the second of the two atom fields.
+#[test]
+fn two_atom_fields_of_one_molecule_must_name_different_atoms() {
+    let b = button("polymer_chain");
+    let ctx = context(None);
+    let mut values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    values["tail"] = json!(0);
+    let problems = build(&b, &values, &ctx).unwrap_err();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert_eq!(problems[0].path, "tail");
+    assert_eq!(
+        problems[0].message,
+        "Tail atom: the same atom as Head atom; choose a different atom."
+    );
+}
+
+/// Issue 33: the schema's example monomer `{name: "ethylene", smiles: "CC"}` starts the form on the
+/// library molecule with that SMILES when the library names it for what it is (ethane).
+#[test]
+fn a_molecule_example_finds_the_library_molecule_by_its_smiles() {
+    let b = button("polymer_chain");
+    let mut ctx = context(None);
+    ctx.library.push(LibraryMolecule {
+        name: "ethane (polyethylene repeat unit)".into(),
+        molblock: Some(read("molecules/ethanol.mol")),
+        smiles: Some("CC".into()),
+    });
+    let values = initial_values(b.form.as_ref().unwrap(), &ctx);
+    assert_eq!(values["monomer"], "ethane (polyethylene repeat unit)");
+    let args = build(&b, &values, &ctx).unwrap();
+    assert_eq!(args["monomer"]["smiles"], "CC");
+}
+
 #[test]
 fn atom_examples_start_only_when_they_are_atoms_of_the_initial_molecule() {
     // The reference polymer_chain with examples head 0, tail 5: water (3 atoms) is the first

@@ -15,8 +15,8 @@ use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Mark
 use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_prescanned, Interpreted, ResultLimits,
 };
-use megane_builder_client::mcp::jsonrpc::RawJson;
 use megane_builder_client::mcp::{CallOptions, Event, ExchangeId, OpId, OpResult};
+use megane_builder_client::wire::jsonrpc::RawJson;
 use serde_json::Value;
 
 const RECORDED: [&str; 3] = [

@@ -1,4 +1,4 @@
-//! §6: the call timeout is one rule (`contract::timing`) for the remote client and the offline
+//! §6: the call timeout is one rule (`wire::timing`) for the remote client and the offline
 //! tools: an explicit timeout is capped at 30 minutes, a non-positive one means the contract's
 //! default, and the deadline the client arms is the one `call_deadline_ms` gives.
 #![cfg(not(target_arch = "wasm32"))]
@@ -7,8 +7,8 @@
 mod fixtures;
 
 use fixtures::*;
-use megane_builder_client::contract::timing::{call_deadline_ms, call_timeout_ms};
 use megane_builder_client::mcp::CallOptions;
+use megane_builder_client::wire::timing::{call_deadline_ms, call_timeout_ms};
 
 #[test]
 fn the_remote_client_arms_the_contract_deadline() {

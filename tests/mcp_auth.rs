@@ -889,3 +889,344 @@ fn a_token_request_that_gets_no_answer_is_sent_once_more_then_refused() {
         "{m}"
     );
 }
+
+// ----- the sign-in and retry policy of a connection (`mcp::signin`) ----------------------------
+
+mod signin {
+    use super::*;
+    use megane_builder_client::mcp::auth::Registration;
+    use megane_builder_client::mcp::signin::{
+        assertion_input, callback_answered, flow_proof, AfterFailure, SignIn, Tries,
+    };
+    use megane_builder_client::mcp::{Client, Config, Event, ExchangeId};
+
+    /// A legacy-era client of [`SERVER`] with `token`.
+    fn client(token: Option<&str>) -> (Client, Config) {
+        let mut settings = Config::new(SERVER);
+        settings.protocol = megane_builder_client::mcp::ProtocolChoice::Legacy;
+        settings.token = token.map(str::to_string);
+        (Client::new(settings.clone()).unwrap(), settings)
+    }
+
+    /// The request the client sends next.
+    fn sent(client: &mut Client) -> (ExchangeId, HttpRequest) {
+        loop {
+            match client.poll_event() {
+                Some(Event::SendRequest { exchange, request }) => return (exchange, request),
+                Some(_) => {}
+                None => panic!("nothing sent"),
+            }
+        }
+    }
+
+    /// Connects and answers the handshake with `status` and `headers`; the connect's failure.
+    fn refused(client: &mut Client, status: u16, headers: &[(&str, &str)]) -> McpError {
+        client.connect(0);
+        let (exchange, _) = sent(client);
+        let head: Vec<(String, String)> = headers
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        client.handle_head(exchange, status, &head, 0);
+        client.handle_end(exchange, 0);
+        loop {
+            match client.poll_event() {
+                Some(Event::Failed { error, .. }) => return error,
+                Some(_) => {}
+                None => panic!("the connect did not fail"),
+            }
+        }
+    }
+
+    fn entropy() -> Result<[u8; ENTROPY_BYTES], McpError> {
+        Ok(ENTROPY)
+    }
+
+    fn no_entropy() -> Result<[u8; ENTROPY_BYTES], McpError> {
+        panic!("no flow starts here, so no randomness is asked for")
+    }
+
+    /// Answers every step of a flow as a well-behaved authorization server and a user who agrees
+    /// at once would, to its tokens.
+    fn run_flow(flow: &mut Flow) -> Tokens {
+        loop {
+            match flow.step() {
+                Step::Send(r) if r.url.contains("oauth-protected-resource") => {
+                    answer(flow, 200, &prm(json!({})))
+                }
+                Step::Send(r) if r.url.contains("/.well-known/") => {
+                    answer(flow, 200, &as_meta(json!({})))
+                }
+                Step::Send(r) if r.url.ends_with("/register") => {
+                    answer(flow, 201, &json!({"client_id": "dyn-client"}))
+                }
+                Step::Send(r) if r.url.ends_with("/token") => answer(
+                    flow,
+                    200,
+                    &json!({"access_token": "AT", "token_type": "Bearer"}),
+                ),
+                Step::Redirect(url) => flow.handle_callback(&callback(&url, "")),
+                Step::Done(tokens) => return *tokens,
+                other => panic!("unexpected step {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn one_sign_in_at_a_time_the_others_wait_and_a_refused_handshake_gets_a_fresh_client() {
+        let (mut c, mut settings) = client(None);
+        let mut signin = SignIn::new();
+        signin.set_authorizer(Authorizer::new(SERVER, config()), &mut c, &mut settings);
+        let error = refused(&mut c, 401, &[("WWW-Authenticate", "Bearer")]);
+        assert!(matches!(
+            error,
+            McpError::Unauthorized { token_given: false }
+        ));
+        let mut first = Tries::default();
+        let AfterFailure::SignIn(mut flow) = signin
+            .after_failure(&mut first, &mut c, &error, entropy)
+            .unwrap()
+        else {
+            panic!("the first refused operation signs in")
+        };
+        assert!(signin.is_running());
+        assert_eq!(
+            c.peek_auth_challenge(),
+            None,
+            "the challenge went to the flow"
+        );
+        // Another operation refused while the sign-in runs waits for it and then runs again.
+        let mut second = Tries::default();
+        assert!(matches!(
+            signin.after_failure(&mut second, &mut c, &error, no_entropy),
+            Ok(AfterFailure::WaitThenRetry)
+        ));
+        // One that has used its sign-ins waits too, then reports its refusal.
+        assert!(matches!(
+            signin.after_failure(&mut second, &mut c, &error, no_entropy),
+            Ok(AfterFailure::WaitThenFail)
+        ));
+        let tokens = run_flow(&mut flow);
+        let signed = signin
+            .finish(Ok(tokens), &mut first, &mut c, &settings)
+            .unwrap();
+        assert!(!signin.is_running());
+        assert!(
+            signed.new_client,
+            "the handshake was refused: a fresh client"
+        );
+        let stored: Tokens = serde_json::from_str(signed.tokens_json.as_deref().unwrap()).unwrap();
+        assert_eq!(stored.access_token, "AT");
+        assert_eq!(
+            signin.authorizer().and_then(Authorizer::access_token),
+            Some("AT")
+        );
+        c.connect(0);
+        let (_, request) = sent(&mut c);
+        assert_eq!(request.header("Authorization"), Some("Bearer AT"));
+    }
+
+    #[test]
+    fn an_operation_signs_in_at_most_twice_and_a_failed_sign_in_ends_it() {
+        let (mut c, mut settings) = client(None);
+        let mut signin = SignIn::new();
+        signin.set_authorizer(Authorizer::new(SERVER, config()), &mut c, &mut settings);
+        let mut tries = Tries::default();
+        for round in 0..MAX_FLOWS_PER_OPERATION {
+            let error = refused(&mut c, 401, &[("WWW-Authenticate", "Bearer")]);
+            let Ok(AfterFailure::SignIn(mut flow)) =
+                signin.after_failure(&mut tries, &mut c, &error, entropy)
+            else {
+                panic!("sign-in {round}")
+            };
+            let tokens = run_flow(&mut flow);
+            signin
+                .finish(Ok(tokens), &mut tries, &mut c, &settings)
+                .unwrap();
+        }
+        // The server still refuses the token it just issued: no third sign-in window.
+        let error = refused(&mut c, 401, &[("WWW-Authenticate", "Bearer")]);
+        let refusal = signin
+            .after_failure(&mut tries, &mut c, &error, entropy)
+            .unwrap_err();
+        assert!(
+            refusal.to_string().contains("still refuses the token"),
+            "{refusal}"
+        );
+        assert!(!signin.is_running());
+        // A sign-in that fails ends the operation with its error, and the next may sign in.
+        let mut tries = Tries::default();
+        let Ok(AfterFailure::SignIn(_)) = signin.after_failure(&mut tries, &mut c, &error, entropy)
+        else {
+            panic!()
+        };
+        let closed = McpError::Authorization {
+            message: "the sign-in window was closed or gave no answer".into(),
+        };
+        assert_eq!(
+            signin.finish(Err(closed.clone()), &mut tries, &mut c, &settings),
+            Err(closed)
+        );
+        assert!(!signin.is_running());
+    }
+
+    #[test]
+    fn without_hooks_or_for_another_error_the_refusal_is_reported() {
+        let (mut c, _) = client(None);
+        let error = refused(&mut c, 401, &[("WWW-Authenticate", "Bearer")]);
+        let mut tries = Tries::default();
+        assert!(matches!(
+            SignIn::new().after_failure(&mut tries, &mut c, &error, no_entropy),
+            Ok(AfterFailure::Fail)
+        ));
+        let (mut c, mut settings) = client(None);
+        let mut signin = SignIn::new();
+        signin.set_authorizer(Authorizer::new(SERVER, config()), &mut c, &mut settings);
+        for error in [
+            McpError::Timeout { seconds: 60 },
+            McpError::server("boom"),
+            McpError::OriginNotAllowed {
+                origin: None,
+                server_message: String::new(),
+            },
+        ] {
+            assert!(matches!(
+                signin.after_failure(&mut tries, &mut c, &error, no_entropy),
+                Ok(AfterFailure::Fail)
+            ));
+        }
+        // No randomness: the operation ends with that refusal, and nothing is left running.
+        let error = refused(&mut c, 401, &[]);
+        let refusal = signin
+            .after_failure(&mut tries, &mut c, &error, || {
+                Err(McpError::Authorization {
+                    message: "no crypto".into(),
+                })
+            })
+            .unwrap_err();
+        assert_eq!(refusal.to_string(), "Sign-in failed: no crypto.");
+        assert!(!signin.is_running());
+    }
+
+    #[test]
+    fn a_dpop_nonce_request_is_answered_once_with_the_servers_nonce() {
+        let (mut c, mut settings) = client(Some("bound"));
+        c.set_token_dpop(true);
+        let mut signin = SignIn::new();
+        signin.set_authorizer(Authorizer::new(SERVER, config()), &mut c, &mut settings);
+        c.connect(0);
+        let (exchange, request) = sent(&mut c);
+        let proof = signin
+            .proof_for(&request)
+            .expect("a DPoP-bound request has a proof");
+        assert_eq!(
+            (proof.method.as_str(), proof.url.as_str()),
+            ("POST", SERVER)
+        );
+        assert_eq!(
+            (proof.access_token.as_deref(), proof.nonce.as_deref()),
+            (Some("bound"), None)
+        );
+        let head = [
+            (
+                "WWW-Authenticate".to_string(),
+                r#"DPoP error="use_dpop_nonce""#.to_string(),
+            ),
+            ("DPoP-Nonce".to_string(), "n-1".to_string()),
+        ];
+        signin.observe_answer(&head);
+        c.handle_head(exchange, 401, &head, 0);
+        c.handle_end(exchange, 0);
+        let error = loop {
+            if let Some(Event::Failed { error, .. }) = c.poll_event() {
+                break error;
+            }
+        };
+        let mut tries = Tries::default();
+        assert!(matches!(
+            signin.after_failure(&mut tries, &mut c, &error, no_entropy),
+            Ok(AfterFailure::Retry)
+        ));
+        // The client may connect again, and its next proof carries the nonce.
+        c.connect(0);
+        let (exchange, again) = sent(&mut c);
+        assert_eq!(again.header("Authorization"), Some("DPoP bound"));
+        assert_eq!(
+            signin.proof_for(&again).and_then(|p| p.nonce),
+            Some("n-1".to_string())
+        );
+        // The same refusal again is not a loop: this time the operation signs in.
+        c.handle_head(exchange, 401, &head, 0);
+        c.handle_end(exchange, 0);
+        let error = loop {
+            if let Some(Event::Failed { error, .. }) = c.poll_event() {
+                break error;
+            }
+        };
+        assert!(matches!(
+            signin.after_failure(&mut tries, &mut c, &error, entropy),
+            Ok(AfterFailure::SignIn(_))
+        ));
+        // A bearer request carries no proof.
+        let (mut plain, _) = client(Some("bearer"));
+        plain.connect(0);
+        let (_, request) = sent(&mut plain);
+        assert_eq!(signin.proof_for(&request), None);
+    }
+
+    #[test]
+    fn stored_tokens_are_sent_from_the_first_request_unless_bound_to_another_key() {
+        let tokens = |dpop: bool| Tokens {
+            access_token: "stored".into(),
+            refresh_token: None,
+            scopes: Vec::new(),
+            resource: SERVER.into(),
+            token_endpoint: format!("{ISSUER}/token"),
+            client: Registration {
+                issuer: ISSUER.into(),
+                client_id: "c".into(),
+                client_secret: None,
+                auth_method: "none".into(),
+            },
+            dpop,
+        };
+        for (dpop, host_token, sent_token) in [
+            (false, None, Some("Bearer stored")),
+            (true, None, None),
+            (false, Some("own"), Some("Bearer own")),
+        ] {
+            let (mut c, mut settings) = client(host_token);
+            let mut auth = Authorizer::new(SERVER, config());
+            auth.restore(tokens(dpop));
+            let mut signin = SignIn::new();
+            signin.set_authorizer(auth, &mut c, &mut settings);
+            c.connect(0);
+            let (_, request) = sent(&mut c);
+            assert_eq!(request.header("Authorization"), sent_token, "dpop {dpop}");
+        }
+    }
+
+    #[test]
+    fn the_flows_proofs_assertions_and_callbacks_as_the_drivers_see_them() {
+        let mut auth = Authorizer::new(SERVER, config());
+        let meta = as_meta(json!({"dpop_signing_alg_values_supported": ["ES256"]}));
+        let (mut flow, url) = authorization_url(&mut auth, "DPoP", prm(json!({})), meta);
+        let closed = callback_answered(&mut flow, None).unwrap_err();
+        assert_eq!(
+            closed.to_string(),
+            "Sign-in failed: the sign-in window was closed or gave no answer."
+        );
+        callback_answered(&mut flow, Some(&callback(&url, ""))).unwrap();
+        let token_request = send(&mut flow);
+        let proof = flow_proof(&flow, &token_request).expect("a DPoP token request");
+        assert_eq!(
+            (proof.url.as_str(), proof.access_token, proof.nonce),
+            (format!("{ISSUER}/token").as_str(), None, None)
+        );
+        let no_key = assertion_input(&mut flow, 0, false).unwrap_err();
+        assert!(
+            no_key.to_string().contains("no client key given"),
+            "{no_key}"
+        );
+    }
+}

@@ -14,6 +14,7 @@ mod support;
 use megane_builder_client::mcp::auth::{
     AuthConfig, Authorizer, EnterpriseIdp, Step, Tokens, ENTROPY_BYTES,
 };
+use megane_builder_client::mcp::signin::{AfterFailure, SignIn, Tries};
 use megane_builder_client::mcp::{
     CallOptions, Client, Config, Event, McpError, OpId, OpResult, ProtocolChoice,
 };
@@ -58,16 +59,16 @@ fn drive(flow: &mut megane_builder_client::mcp::auth::Flow) -> Result<Tokens, Mc
     }
 }
 
-/// Runs the operation `start` makes; on a 401 or a 403 `insufficient_scope`, signs in (the
-/// core's `Authorizer` decides whether, and how often) and runs it again. A failed handshake gets
-/// a fresh client with the new token.
+/// Runs the operation `start` makes; when it fails, does what the core's sign-in policy says
+/// (`mcp::signin`: sign in on a 401 or a 403 `insufficient_scope`, at most twice per operation) and
+/// runs it again. One operation at a time here, so there is never a sign-in to wait for.
 fn run_authorized(
     l: &mut Live,
-    auth: &mut Authorizer,
+    signin: &mut SignIn,
     config: &Config,
     start: &dyn Fn(&mut Client, u64) -> OpId,
 ) -> Event {
-    let mut attempt = 0;
+    let mut tries = Tries::default();
     loop {
         let now = l.now();
         let op = start(&mut l.c, now);
@@ -75,32 +76,39 @@ fn run_authorized(
         let Event::Failed { error, .. } = &outcome else {
             return outcome;
         };
-        if !Authorizer::wants(error) {
-            return outcome;
-        }
-        let (status, header) = l.c.take_auth_challenge().unwrap_or((401, None));
-        let mut entropy = [0u8; ENTROPY_BYTES];
-        getrandom::fill(&mut entropy).expect("getrandom");
-        let flow = auth.begin(status, header.as_deref(), attempt, &entropy);
-        let tokens = match flow.and_then(|mut f| drive(&mut f)) {
-            Ok(t) => t,
-            Err(error) => {
-                eprintln!("sign-in: {error}");
-                return Event::Failed { op, error };
-            }
+        let entropy = || {
+            let mut entropy = [0u8; ENTROPY_BYTES];
+            getrandom::fill(&mut entropy).expect("getrandom");
+            Ok(entropy)
         };
-        eprintln!("signed in: {tokens:?}");
-        auth.complete(tokens);
-        attempt += 1;
-        if l.c.server_info().is_none() {
-            let mut c = config.clone();
-            c.token = auth.access_token().map(str::to_string);
-            l.c = Client::new(c).unwrap();
-            // The new client numbers its operations afresh: forget the old one's outcomes.
-            l.events.clear();
-            l.queue.clear();
-        } else {
-            l.c.set_token(auth.access_token().map(str::to_string));
+        let next = match signin.after_failure(&mut tries, &mut l.c, error, entropy) {
+            Ok(next) => next,
+            Err(error) => return Event::Failed { op, error },
+        };
+        match next {
+            AfterFailure::Fail => return outcome,
+            AfterFailure::Retry => continue,
+            AfterFailure::WaitThenRetry | AfterFailure::WaitThenFail => {
+                unreachable!("one operation at a time: no other sign-in runs")
+            }
+            AfterFailure::SignIn(mut flow) => {
+                let tokens = drive(&mut flow);
+                if let Ok(tokens) = &tokens {
+                    eprintln!("signed in: {tokens:?}");
+                }
+                match signin.finish(tokens, &mut tries, &mut l.c, config) {
+                    Ok(signed) if signed.new_client => {
+                        // The new client numbers its operations afresh: forget the old one's outcomes.
+                        l.events.clear();
+                        l.queue.clear();
+                    }
+                    Ok(_) => {}
+                    Err(error) => {
+                        eprintln!("sign-in: {error}");
+                        return Event::Failed { op, error };
+                    }
+                }
+            }
         }
     }
 }
@@ -125,7 +133,7 @@ fn conformance_client() {
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or_default();
-    let mut auth = Authorizer::new(
+    let auth = Authorizer::new(
         &config.url,
         AuthConfig {
             redirect_uri: "http://localhost:3000/callback".into(),
@@ -147,7 +155,9 @@ fn conformance_client() {
         },
     );
     let mut l = Live::new(config.clone());
-    let outcome = run_authorized(&mut l, &mut auth, &config, &|c, now| c.connect(now));
+    let mut signin = SignIn::new();
+    signin.set_authorizer(auth, &mut l.c, &mut config);
+    let outcome = run_authorized(&mut l, &mut signin, &config, &|c, now| c.connect(now));
     let Event::Response {
         result: OpResult::Connected(info),
         ..
@@ -170,7 +180,7 @@ fn conformance_client() {
         info.display_name(),
         info.protocol_version
     );
-    let outcome = run_authorized(&mut l, &mut auth, &config, &|c, now| c.list_tools(now));
+    let outcome = run_authorized(&mut l, &mut signin, &config, &|c, now| c.list_tools(now));
     let Event::Response {
         result: OpResult::Tools(tools),
         ..
@@ -227,7 +237,7 @@ fn conformance_client() {
     for (name, args) in plan {
         let call =
             |c: &mut Client, now| c.call_tool(&name, args.clone(), &CallOptions::default(), now);
-        match run_authorized(&mut l, &mut auth, &config, &call) {
+        match run_authorized(&mut l, &mut signin, &config, &call) {
             megane_builder_client::mcp::Event::Response { result, .. } => {
                 eprintln!("{name}: {result:?}")
             }

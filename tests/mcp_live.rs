@@ -3,8 +3,8 @@
 //! here (one connection per request, chunked bodies fed to the core chunk by chunk as they arrive, an
 //! `Origin` header as a browser would send).
 //!
-//! Needs `.venv` from `tests/peers/setup.sh` (or `MCP_PEER_PYTHON` naming a Python with `mcp` 2.3.0).
-//! Without it these tests fail; set `MCP_SKIP_LIVE=1` to skip them deliberately.
+//! Needs `.venv` from `scripts/setup.sh` or `tests/peers/setup.sh` (or `MCP_PEER_PYTHON` naming a
+//! Python with `mcp` 2.3.0). Without it these tests fail, saying so: none is skipped.
 #![cfg(not(target_arch = "wasm32"))]
 
 #[path = "mcp_live_support.rs"]
@@ -14,8 +14,8 @@ use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Mark
 use megane_builder_client::contract::result::{
     interpret_call_bytes, interpret_call_prescanned, Interpreted, ResultLimits,
 };
-use megane_builder_client::mcp::jsonrpc::RawJson;
 use megane_builder_client::mcp::{CallOptions, Config, Event, McpError, OpResult, ProtocolChoice};
+use megane_builder_client::wire::jsonrpc::RawJson;
 use serde_json::Value;
 use std::net::TcpListener;
 use std::path::PathBuf;
@@ -25,10 +25,6 @@ use support::*;
 
 const TOKEN: &str = "live-token-5d1e";
 const ORIGIN: &str = "http://127.0.0.1:8000";
-
-fn skip() -> bool {
-    std::env::var("MCP_SKIP_LIVE").is_ok_and(|v| v == "1")
-}
 
 fn manifest() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -61,7 +57,7 @@ impl Peer {
             .unwrap_or_else(|_| manifest().join(".venv/bin/python"));
         assert!(
             python.exists(),
-            "{} missing: run tests/peers/setup.sh (or set MCP_SKIP_LIVE=1)",
+            "{} missing: run scripts/setup.sh (or tests/peers/setup.sh)",
             python.display()
         );
         let port = TcpListener::bind("127.0.0.1:0")
@@ -235,9 +231,6 @@ fn call_all(l: &mut Live) {
 
 #[test]
 fn live_legacy_session() {
-    if skip() {
-        return;
-    }
     let peer = Peer::start(&["--step-seconds", "0.05"]);
     let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
     let op = l.c.connect(0);
@@ -293,9 +286,6 @@ fn live_legacy_session() {
 
 #[test]
 fn live_cancel_and_timeout_reach_the_server() {
-    if skip() {
-        return;
-    }
     let peer = Peer::start(&["--step-seconds", "0.5"]);
     let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
     let op = l.c.connect(0);
@@ -360,9 +350,6 @@ fn live_cancel_and_timeout_reach_the_server() {
 
 #[test]
 fn live_errors_token_and_origin() {
-    if skip() {
-        return;
-    }
     let peer = Peer::start(&[]);
     let mut cfg = config(&peer.url(), ProtocolChoice::Legacy);
     cfg.token = Some("wrong".into());
@@ -398,9 +385,6 @@ fn live_errors_token_and_origin() {
 
 #[test]
 fn live_stateless() {
-    if skip() {
-        return;
-    }
     let peer = Peer::start(&["--stateless", "--step-seconds", "0.05"]);
     let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
     let op = l.c.connect(0);
@@ -416,9 +400,6 @@ fn live_stateless() {
 
 #[test]
 fn live_modern_and_auto() {
-    if skip() {
-        return;
-    }
     let peer = Peer::start(&["--modern", "--step-seconds", "0.05"]);
     for protocol in [ProtocolChoice::Modern, ProtocolChoice::Auto] {
         let mut l = Live::new(config(&peer.url(), protocol));
@@ -475,9 +456,6 @@ fn same_as_whole(tool: &str, scanned: &RawJson, whole: Result<Interpreted, Strin
 
 #[test]
 fn live_json_responses_without_streams() {
-    if skip() {
-        return;
-    }
     // Like Megane's e2e fake: every answer is application/json, so progress cannot be streamed.
     let peer = Peer::start(&["--json-response", "--step-seconds", "0.02"]);
     let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
@@ -528,9 +506,6 @@ fn live_json_responses_without_streams() {
 
 #[test]
 fn live_notification_stream_reports_tools_changed() {
-    if skip() {
-        return;
-    }
     use std::io::BufReader;
     use std::sync::mpsc;
     enum Got {
@@ -606,9 +581,6 @@ fn live_plain_tools_output_schema() {
     use megane_builder_client::contract::result::{
         interpret_plain_bytes, is_refusal_bytes, ResultLimits,
     };
-    if skip() {
-        return;
-    }
     let peer = Peer::start(&["--output-schema-tools", "--page-size", "10"]);
     let mut l = Live::new(config(&peer.url(), ProtocolChoice::Legacy));
     let op = l.c.connect(0);

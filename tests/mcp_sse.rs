@@ -5,7 +5,7 @@
 #[path = "mcp_fixtures.rs"]
 mod fixtures;
 
-use megane_builder_client::mcp::sse::{SseDecoder, SseError, SseEvent};
+use megane_builder_client::wire::sse::{SseDecoder, SseError, SseEvent};
 use proptest::prelude::*;
 use serde_json::Value;
 

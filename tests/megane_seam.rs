@@ -1,6 +1,7 @@
 //! Megane Builder's tool seam on the recorded megane fixtures (`tests/fixtures/megane-recorded`):
 //! the listing and its fields, interpreting a raw call without a tool, the snapshot, residue
-//! labels, insert ops, fragment ids and names, and the §6 line of a failed call.
+//! labels, insert ops, fragment ids and names (Builder's file-name rule on random UTF-16), the §6
+//! line of a failed call, and Builder's words for one (a tool error's whole block).
 #![cfg(not(target_arch = "wasm32"))]
 
 use megane_builder_client::contract::apply::{
@@ -10,8 +11,12 @@ use megane_builder_client::contract::apply::{
 use megane_builder_client::contract::discovery::parse_tool_list;
 use megane_builder_client::contract::form::build_form;
 use megane_builder_client::contract::marker::{Apply, Category, DocumentUse, Marker};
-use megane_builder_client::contract::result::{interpret_unmarked_value, BARE_TOOL_ERROR};
-use megane_builder_client::contract::seam::{tool_listing, FieldKind, FieldSpec, ToolListing};
+use megane_builder_client::contract::result::{
+    failure_kind, interpret_unmarked_value, BARE_TOOL_ERROR,
+};
+use megane_builder_client::contract::seam::{
+    builder_failure, tool_listing, FieldKind, FieldSpec, ToolListing,
+};
 use megane_builder_client::contract::structure::Structure;
 use megane_builder_client::mcp::errors::McpError;
 use serde_json::{json, Value};
@@ -354,8 +359,175 @@ fn names_and_fragment_ids() {
     assert_eq!(new_fragment_id("Water Solvent", &taken), "water-solvent-3");
     assert_eq!(new_fragment_id("***", &[]), "result");
     assert_eq!(sanitise_file_name("water-ethanol"), "water-ethanol");
-    assert_eq!(sanitise_file_name("a b/../c"), "a_b_.._c");
+    assert_eq!(sanitise_file_name("water / ethanol"), "water-ethanol");
+    assert_eq!(sanitise_file_name("a b/../c"), "a-b-..-c");
     assert_eq!(sanitise_file_name("  "), "result");
+}
+
+/// Builder's file-name rule, `(s.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") ||
+/// "result").slice(0, 64)`, as JavaScript runs it: on UTF-16 code units.
+fn builders_file_name(units: &[u16]) -> String {
+    let allowed = |u: u16| {
+        u < 0x80
+            && (u8::try_from(u).unwrap().is_ascii_alphanumeric() || b"._-".contains(&(u as u8)))
+    };
+    let mut replaced: Vec<u16> = Vec::new();
+    let mut run = false;
+    for &u in units {
+        if allowed(u) {
+            replaced.push(u);
+            run = false;
+        } else if !run {
+            replaced.push(u16::from(b'-'));
+            run = true;
+        }
+    }
+    let dash = u16::from(b'-');
+    let start = replaced
+        .iter()
+        .position(|&u| u != dash)
+        .unwrap_or(replaced.len());
+    let end = replaced
+        .iter()
+        .rposition(|&u| u != dash)
+        .map_or(start, |i| i + 1);
+    let trimmed = &replaced[start..end.max(start)];
+    let named: Vec<u16> = if trimmed.is_empty() {
+        "result".encode_utf16().collect()
+    } else {
+        trimmed.to_vec()
+    };
+    String::from_utf16(&named[..named.len().min(64)]).unwrap()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// Random UTF-16 (ASCII, BMP, astral pairs, lone surrogates): the core's rule on the string
+    /// wasm-bindgen hands it (lone surrogates as U+FFFD) is Builder's rule on the code units, and
+    /// a new document's file name is the same.
+    #[test]
+    fn file_names_are_builders_on_any_utf16(units in proptest::collection::vec(
+        proptest::prop_oneof![
+            4 => proptest::sample::select(b"aZ09._- /*-".iter().map(|&b| u16::from(b)).collect::<Vec<_>>()),
+            1 => 0u16..0x80,
+            1 => 0x80u16..0xD800,
+            1 => 0xD800u16..0xE000,
+            1 => 0xE000u16..=0xFFFF,
+        ],
+        0..150,
+    )) {
+        let name = String::from_utf16_lossy(&units);
+        let expected = builders_file_name(&units);
+        proptest::prop_assert_eq!(sanitise_file_name(&name), expected.clone());
+        let water: Structure = serde_json::from_value(json!({
+            "elements": [8], "positions": [0, 0, 0], "cell": null, "bonds": []
+        })).unwrap();
+        proptest::prop_assert_eq!(structure_snapshot(&water, &name).unwrap().file_name, expected);
+    }
+}
+
+#[test]
+fn file_names_at_the_edges_of_builders_rule() {
+    let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+    for name in [
+        "",
+        "---",
+        "a-/b",
+        "\u{1F9EA} tube \u{1F9EA}",
+        "café/thé",
+        "..",
+        &format!("{}\u{1F9EA}{}", "a".repeat(63), "b".repeat(10)),
+        &format!("-{}", "x".repeat(70)),
+    ] {
+        assert_eq!(
+            sanitise_file_name(name),
+            builders_file_name(&units(name)),
+            "{name:?}"
+        );
+    }
+    // A lone surrogate, as wasm-bindgen hands it over.
+    let lone = [u16::from(b'a'), 0xD800, u16::from(b'b')];
+    assert_eq!(sanitise_file_name(&String::from_utf16_lossy(&lone)), "a-b");
+    assert_eq!(builders_file_name(&lone), "a-b");
+}
+
+/// Builder's `interpretCall(raw)` error for a raw result, through the core's one line and the
+/// kind of the response (what the `megane` entry does).
+fn builders_error(raw: &Value) -> String {
+    let line = interpret_unmarked_value(raw).unwrap_err();
+    builder_failure(failure_kind(&serde_json::to_vec(raw).unwrap(), None), &line)
+}
+
+#[test]
+fn builder_words_a_failed_call_as_its_own_interpret_call_does() {
+    // Builder's own test: `{structuredContent: {contract: 1}}`.
+    assert_eq!(
+        builders_error(&json!({"structuredContent": {"contract": 1}})),
+        "The tool returned an invalid result: structure is missing"
+    );
+    assert_eq!(
+        builders_error(&json!({"isError": true, "content": [{"type": "text", "text": " nope "}]})),
+        "nope"
+    );
+    assert_eq!(builders_error(&json!({"isError": true})), BARE_TOOL_ERROR);
+    // The first text block counts, even when blank (Builder: `firstText` is then null).
+    let blank = json!({"isError": true, "content": [{"type": "image", "data": "x"}, {"type": "text", "text": "  "}, {"type": "text", "text": "later"}]});
+    assert_eq!(builders_error(&blank), BARE_TOOL_ERROR);
+    let broken = json!({"structuredContent": {"contract": 1, "name": "x", "structure": {"elements": [0], "positions": [0, 0, 0], "cell": null, "bonds": []}}});
+    assert_eq!(
+        builders_error(&broken),
+        "The tool returned an invalid result: structure.elements[0]: 0 is not an atomic number (1–118)"
+    );
+    let no_result = json!({"content": [{"type": "text", "text": "done"}]});
+    assert_eq!(
+        builders_error(&no_result),
+        "The tool returned an invalid result: structuredContent is missing; the tool returned no BuilderResult"
+    );
+    // JSON-RPC failures stay the core's one line, without the traceback.
+    let rpc = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "internal error\nTraceback (most recent call last):\n  File \"x.py\""}});
+    assert_eq!(builders_error(&rpc), "The server failed: internal error");
+}
+
+#[test]
+fn a_tool_error_is_its_whole_first_block_sanitised_and_bounded() {
+    let error = |text: &str| {
+        builders_error(&json!({"isError": true, "content": [{"type": "text", "text": text}]}))
+    };
+    // pydantic's validation error (FastMCP behind mcp-proxy): header, field, reason.
+    let pydantic = "Error executing tool calculate_ph: 1 validation error for calculate_phArguments\nph\n  Input should be a valid number, unable to parse string as a number [type=float_parsing, input_value='seven', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.11/v/float_parsing\n";
+    assert_eq!(
+        error(pydantic),
+        "1 validation error for calculate_phArguments\nph\n  Input should be a valid number, unable to parse string as a number [type=float_parsing, input_value='seven', input_type=str]\n    For further information visit https://errors.pydantic.dev/2.11/v/float_parsing"
+    );
+    // The core API keeps its one line.
+    let raw = json!({"isError": true, "content": [{"type": "text", "text": pydantic}]});
+    assert_eq!(
+        interpret_unmarked_value(&raw).unwrap_err(),
+        "1 validation error for calculate_phArguments"
+    );
+    // HTML is text (shown as text, never markup), its lines kept, bounded.
+    let html = format!(
+        "<html>\r\n<body>\r\n<h1>502 Bad Gateway</h1>\r\n{}</body></html>",
+        "<p>x</p>\n".repeat(40)
+    );
+    let shown = error(&html);
+    assert!(
+        shown.starts_with("<html>\n<body>\n<h1>502 Bad Gateway</h1>\n<p>x</p>"),
+        "{shown}"
+    );
+    assert_eq!(shown.lines().count(), 20);
+    assert!(shown.ends_with('…'));
+    // Controls and direction overrides out, line breaks kept as \n, a tab as a space.
+    assert_eq!(
+        error("\u{1b}[31mred\u{1b}[0m\u{7}\r\n\u{202E}gnp.exe\u{2028}next\tcol\u{0}"),
+        "[31mred[0m\ngnp.exe\nnext col"
+    );
+    let long = error(&"é".repeat(3000));
+    assert_eq!(long.chars().count(), 2000);
+    // Only the first text block.
+    let two = json!({"isError": true, "content": [{"type": "text", "text": "first\nblock"}, {"type": "text", "text": "second"}]});
+    assert_eq!(builders_error(&two), "first\nblock");
 }
 
 #[test]
@@ -376,6 +548,17 @@ fn a_failed_call_is_one_section_6_line() {
         "{network}"
     );
     assert!(!network.contains('\n'));
+    // A URL is shown without its fragment (nor query or user info), where a secret may hide.
+    let shown = McpError::Network {
+        url: "http://127.0.0.1:9/mcp#token=s3cret".into(),
+        detail: String::new(),
+        origin: None,
+    }
+    .to_string();
+    assert_eq!(
+        shown,
+        "Could not reach http://127.0.0.1:9/mcp: is the server running?"
+    );
     let timeout = McpError::Timeout { seconds: 60 }.call_error_line();
     assert!(
         timeout.contains("timeout") && !timeout.starts_with("The server failed"),

@@ -559,12 +559,13 @@ fn sse_bodies_without_a_response_are_refused_in_one_line() {
 /// the exact length of its compact JSON) and accepted at it.
 #[test]
 fn one_byte_cap_on_bytes_sse_and_parsed_values() {
-    use megane_builder_client::contract::result::MAX_RESULT_BYTES;
-    use megane_builder_client::mcp::client::{Config, DEFAULT_MAX_RESPONSE_BYTES};
-    assert_eq!(DEFAULT_MAX_RESPONSE_BYTES, MAX_RESULT_BYTES as u64);
+    use megane_builder_client::mcp::client::Config;
+    use megane_builder_client::wire::caps::MAX_RESPONSE_BYTES;
+    use megane_builder_client::wire::caps::MAX_RESULT_BYTES;
+    assert_eq!(MAX_RESPONSE_BYTES, MAX_RESULT_BYTES as u64);
     assert_eq!(
         Config::new("http://127.0.0.1:1/mcp").max_response_bytes,
-        DEFAULT_MAX_RESPONSE_BYTES
+        MAX_RESPONSE_BYTES
     );
     assert_eq!(ResultLimits::default().max_bytes, MAX_RESULT_BYTES);
     let marker = marker_for("liquid_box");

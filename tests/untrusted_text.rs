@@ -1,6 +1,6 @@
 //! §6/§9: untrusted text (server titles, keys, messages, link parts) becomes one line on every
 //! path that shows it: labels, hidden-tool reasons, notices, form errors, argument problems,
-//! result errors, launch-link errors. One sanitiser (`contract::text`) decides; these tests feed
+//! result errors, launch-link errors. One sanitiser (`wire::text`) decides; these tests feed
 //! the same hostile strings to every path.
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -231,7 +231,7 @@ fn mcp_errors_use_the_same_sanitiser() {
 
 #[test]
 fn an_echoed_token_is_hidden_without_mangling_words() {
-    use megane_builder_client::mcp::errors::redact;
+    use megane_builder_client::wire::secrets::redact;
     let long = "s3cr3t-T0ken-value";
     assert_eq!(
         redact(&format!("bad token {long}; was x{long}y"), Some(long)),
@@ -249,4 +249,76 @@ fn an_echoed_token_is_hidden_without_mangling_words() {
     assert_eq!(redact("abc abcd abc", Some("abc")), "<token> abcd <token>");
     assert_eq!(redact("no token here", None), "no token here");
     assert_eq!(redact("no token here", Some("")), "no token here");
+}
+
+/// Redaction where the client makes its errors and notices (issue 34): an echoed token is hidden
+/// before the text is cut to one line, so a long message never shows the start of the token; and
+/// the notice of a refused 2026-07-28 probe hides it too.
+#[test]
+fn the_client_hides_an_echoed_token_before_it_cuts_the_line() {
+    use megane_builder_client::mcp::{Client, Config, Event, ExchangeId, ProtocolChoice};
+    let token = "s3cr3t-T0ken-value-0123456789";
+    let sent = |c: &mut Client| -> ExchangeId {
+        loop {
+            match c.poll_event() {
+                Some(Event::SendRequest { exchange, .. }) => return exchange,
+                Some(_) => {}
+                None => panic!("nothing sent"),
+            }
+        }
+    };
+    let failed = |c: &mut Client| -> String {
+        loop {
+            match c.poll_event() {
+                Some(Event::Failed { error, .. }) => return error.to_string(),
+                Some(_) => {}
+                None => panic!("no failure"),
+            }
+        }
+    };
+    let mut config = Config::new("http://127.0.0.1:9/mcp");
+    config.token = Some(token.into());
+    config.protocol = ProtocolChoice::Legacy;
+    // A network failure whose detail echoes the token where a cut at 300 characters falls
+    // inside it.
+    let mut c = Client::new(config.clone()).unwrap();
+    c.connect(0);
+    let exchange = sent(&mut c);
+    let detail = format!("{} {token} after", "x".repeat(280));
+    c.handle_network_error(exchange, &detail, 0);
+    let error = failed(&mut c);
+    assert!(!error.contains("s3cr3t"), "{error}");
+    assert!(error.contains("<token> after"), "{error}");
+    // An HTTP error answer whose JSON-RPC message echoes it the same way.
+    let mut c = Client::new(config.clone()).unwrap();
+    c.connect(0);
+    let exchange = sent(&mut c);
+    let body = json!({"jsonrpc": "2.0", "id": 1,
+        "error": {"code": -32000, "message": format!("{} {token} after", "y".repeat(285))}});
+    let head = [("Content-Type".to_string(), "application/json".to_string())];
+    c.handle_head(exchange, 500, &head, 0);
+    c.handle_chunk(exchange, body.to_string().as_bytes(), 0);
+    c.handle_end(exchange, 0);
+    let error = failed(&mut c);
+    assert!(!error.contains("s3cr3t"), "{error}");
+    // A refused 2026-07-28 probe (auto mode falls back with a notice that quotes the server).
+    config.protocol = ProtocolChoice::Auto;
+    let mut c = Client::new(config).unwrap();
+    c.connect(0);
+    let exchange = sent(&mut c);
+    let body = json!({"jsonrpc": "2.0", "id": 1,
+        "error": {"code": -32601, "message": format!("no such method for {token}")}});
+    c.handle_head(exchange, 200, &head, 0);
+    c.handle_chunk(exchange, body.to_string().as_bytes(), 0);
+    c.handle_end(exchange, 0);
+    let mut notices = Vec::new();
+    while let Some(event) = c.poll_event() {
+        if let Event::Notice(n) = event {
+            notices.push(n);
+        }
+    }
+    assert_eq!(
+        notices,
+        ["The server did not accept the 2026-07-28 probe (no such method for <token>); using the initialize handshake."]
+    );
 }

@@ -11,12 +11,12 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 const TOOLS_LIST: &str = include_str!("fixtures/megane-recorded/tools-list.json");
-const CALL_LIQUID: &str =
-    include_str!("fixtures/megane-recorded/call-liquid_box.json");
+const CALL_LIQUID: &str = include_str!("fixtures/megane-recorded/call-liquid_box.json");
 const CALL_SOLVATE: &str = include_str!("fixtures/megane-recorded/call-solvate.json");
-const CALL_POLYMER: &str =
-    include_str!("fixtures/megane-recorded/call-polymer_chain.json");
-const TOOL_ERROR: &str = include_str!("fixtures/reference-server/http-stateful/11-call-liquid_box-2d-molblock-tool-error.json");
+const CALL_POLYMER: &str = include_str!("fixtures/megane-recorded/call-polymer_chain.json");
+const TOOL_ERROR: &str = include_str!(
+    "fixtures/reference-server/http-stateful/11-call-liquid_box-2d-molblock-tool-error.json"
+);
 const WATER: &str = include_str!("fixtures/molecules/water.mol");
 
 fn parse(text: &str) -> JsValue {

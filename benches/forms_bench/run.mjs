@@ -22,7 +22,6 @@ import { parseTools } from "./baseline.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
-const shared = resolve(root, "../shared");
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : fallback;
@@ -44,8 +43,8 @@ function time(runs, fn) {
   return median(out);
 }
 
-const recorded = JSON.parse(readFileSync(join(shared, "fixtures/megane-recorded/tools-list.json"), "utf8")).tools;
-const water = readFileSync(join(shared, "fixtures/molecules/water.mol"), "utf8");
+const recorded = JSON.parse(readFileSync(join(root, "tests/fixtures/megane-recorded/tools-list.json"), "utf8")).tools;
+const water = readFileSync(join(root, "tests/fixtures/molecules/water.mol"), "utf8");
 const library = [{ name: "water", molblock: water }];
 
 /** n tools: the recorded three under new names; `tag` makes every schema new. */

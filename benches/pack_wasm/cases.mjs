@@ -1,17 +1,16 @@
 // Small offline cases shared by the wasm benches (fixed_cost.mjs in Node, run.mjs in Chromium):
 // tiny boxes (5 water, 5 chloroform at 1 g/cm³), small solvates (alanine dipeptide in a 20 Å cell,
 // testosterone in a 24 Å cell, water at 1 g/cm³) and polymer_chain of 100 styrene units. Molecules
-// from ../shared/fixtures/molecules or tests/fixtures; packmol runs the same boxes through
-// benches/pack_wasm/packmol_small.py.
+// from tests/fixtures/molecules or tests/fixtures; packmol runs the same boxes through the pack
+// bench's driver (benches/support/packmol.rs, `cargo bench --bench pack`).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const SHARED = join(ROOT, "..", "shared");
 
 export function molecule(name) {
-  for (const dir of [join(SHARED, "fixtures", "molecules"), join(ROOT, "tests", "fixtures")]) {
+  for (const dir of [join(ROOT, "tests", "fixtures", "molecules"), join(ROOT, "tests", "fixtures")]) {
     try {
       return { name, molblock: readFileSync(join(dir, `${name}.mol`), "utf8") };
     } catch {}

@@ -6,8 +6,8 @@
 //   CASES: comma-separated; a number N or `water-N` is N atoms of water, `mix8` is 50 000
 //   molecules of eight species (193 100 atoms; liquid_box takes at most eight components; as
 //   benches/pack_memory.rs). Default 10000,100000,300000.
-//   OUT (optional): each result's structure is written there and judged by
-//   ../shared/tools/check_packing.py (run with $PYTHON, default python3; it needs numpy).
+//   OUT (optional): each result's structure is written there and judged by the project's judge
+//   (examples/pack_judge.rs, built by `cargo build --release --example pack_judge`).
 // Env: MEMORY_WARMUP=1 makes a 1 000-water call first, in the same process, so the growth is
 // measured after the code a call runs has been compiled (a Worker's second call and later): a
 // first call's RSS growth includes ~15-20 MB that does not depend on the size (issue 12, s7).
@@ -26,7 +26,6 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const SHARED = join(ROOT, "..", "shared");
 const [cases = "10000,100000,300000", out = "", child] = process.argv.slice(2);
 
 const MIX8 = [
@@ -35,7 +34,7 @@ const MIX8 = [
 ];
 
 function molecule(name) {
-  for (const dir of [join(SHARED, "fixtures", "molecules"), join(ROOT, "tests", "fixtures")]) {
+  for (const dir of [join(ROOT, "tests", "fixtures", "molecules"), join(ROOT, "tests", "fixtures")]) {
     try {
       return { name, molblock: readFileSync(join(dir, `${name}.mol`), "utf8") };
     } catch {}
@@ -68,12 +67,12 @@ function measure(name) {
   const r = JSON.parse(line);
   if (out && r.file) {
     try {
-      const report = execFileSync(process.env.PYTHON || "python3", [join(SHARED, "tools", "check_packing.py"), r.file, "--tolerance", "2.0", "--json"], { encoding: "utf8", maxBuffer: 1 << 28 });
+      const report = execFileSync(join(ROOT, "target", "release", "examples", "pack_judge"), [r.file, "--tolerance", "2.0"], { encoding: "utf8", maxBuffer: 1 << 28 });
       const c = JSON.parse(report);
-      r.check = { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules };
+      r.check = { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules, s_max: c.s_max, s_threshold: c.s_threshold };
     } catch (error) {
       const c = error.stdout ? JSON.parse(error.stdout) : null;
-      r.check = c ? { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules } : { error: String(error.message).split("\n")[0] };
+      r.check = c ? { pass: c.pass, min_intermolecular_distance: c.min_intermolecular_distance, pairs_below_tolerance: c.pairs_below_tolerance, non_rigid_molecules: c.non_rigid_molecules, s_max: c.s_max, s_threshold: c.s_threshold } : { error: String(error.message).split("\n")[0] };
     }
   }
   console.log(JSON.stringify(r));

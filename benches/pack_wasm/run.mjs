@@ -12,14 +12,14 @@
 // through the Worker (PACK_WASM_HERE=0) moves 0.38-0.7 ms on 5 water, and 0.26-0.34 ms with
 // PACK_WASM_WARMUP=1000 (segments.mjs); on the page's thread 0.17-0.2 ms. The
 // 10th and 90th percentiles are reported as the spread. Other cases: one warm-up call, one timed call. Each structure is written to OUT/<case>-<threads>t-s<seed>.json for
-// check_packing.py (a solvate's document to OUT/<case>-fixed.json). Prints JSON lines
+// the project's judge (examples/pack_judge.rs; a solvate's document to OUT/<case>-fixed.json). Prints JSON lines
 // {case, asked, threads, where, atoms, ms, file, fixed} on stdout (asked: the build's thread count;
 // threads: the threads the call used). Usage: node run.mjs OUT CASES SEEDS
 // Env: PACK_WASM_PKG=DIR loads the package from DIR (relative to the repository; default pkg), e.g.
 // an older build of it, to measure both in the same run.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { launchBrowser, molblock, openPage, startServer, SHARED } from "../../tests/node/harness.mjs";
+import { FIXTURES, launchBrowser, molblock, openPage, startServer } from "../../tests/node/harness.mjs";
 import { readFileSync } from "node:fs";
 import { CASES as SMALL } from "./cases.mjs";
 
@@ -27,7 +27,7 @@ const [out, casesArg = "a,b,c,d,e", seedsArg = "1"] = process.argv.slice(2);
 const water = { name: "water", molblock: molblock("water") };
 const ethanol = { name: "ethanol", molblock: molblock("ethanol") };
 const benzene = { name: "benzene", molblock: molblock("benzene") };
-const caffeineDoc = JSON.parse(readFileSync(join(SHARED, "fixtures", "packed", "solvate_caffeine_box40.document.json"), "utf8"));
+const caffeineDoc = JSON.parse(readFileSync(join(FIXTURES, "packed", "solvate_caffeine_box40.document.json"), "utf8"));
 const CASES = {
   a: ["liquid_box", { components: [{ molecule: water, count: 1000 }], density: 1.0 }],
   b: ["liquid_box", { components: [{ molecule: water, count: 10000 }], density: 1.0 }],
@@ -93,7 +93,7 @@ for (const threads of threadCounts) {
       writeFileSync(file, result.json);
       const atoms = JSON.parse(result.json).elements.length;
       let fixed = null;
-      if (tool === "solvate" && key !== "e") {
+      if (tool === "solvate") {
         fixed = join(out, `${key}-fixed.json`);
         writeFileSync(fixed, JSON.stringify(args.document));
       }

@@ -144,7 +144,7 @@ async function streamedLeg(bytes, heapCountsWasmMemory, calls = 10) {
   const api = await import(`${PKG}/megane_builder_client.js?streamed`);
   const wasm = await api.default();
   const memory = () => wasm.memory.buffer.byteLength;
-  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const toolsList = await (await fetch("/tests/fixtures/megane-recorded/tools-list.json")).json();
   const button = api.parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
   // ?length: the server announces the body's Content-Length (as a JSON-response server does).
   await fetch(query.has("length") ? "/body?length" : "/body", { method: "POST", body: bytes });
@@ -218,7 +218,7 @@ async function main() {
   const wasm = await init();
   const memory = () => wasm.memory.buffer.byteLength;
   const wasmMemoryAfterInit = memory();
-  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const toolsList = await (await fetch("/tests/fixtures/megane-recorded/tools-list.json")).json();
   const toolbox = parseToolList(toolsList);
   const button = toolbox.buttons.find((b) => b.name === "liquid_box");
 
@@ -322,7 +322,7 @@ async function main() {
 // ?profile: only set up, then wait for profile.mjs to call profileRuns() under the CPU profiler.
 async function profileMode() {
   await init();
-  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const toolsList = await (await fetch("/tests/fixtures/megane-recorded/tools-list.json")).json();
   const button = parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
   const { bytes } = generate();
   window.profileRuns = (path, n) => {
@@ -342,7 +342,7 @@ async function profileMode() {
 // ?fields: what each Structure field costs, by leaving it out of the body (medians of 5 runs).
 async function fieldsMode() {
   await init();
-  const toolsList = await (await fetch("/shared/fixtures/megane-recorded/tools-list.json")).json();
+  const toolsList = await (await fetch("/tests/fixtures/megane-recorded/tools-list.json")).json();
   const button = parseToolList(toolsList).buttons.find((b) => b.name === "liquid_box");
   const variants = [[], ["residueNames"], ["residueIds"], ["residueNames", "residueIds"], ["molecules"],
     ["bondOrders"], ["bonds"], ["bonds", "molecules", "residueNames", "residueIds"]];

@@ -1,5 +1,5 @@
-"""Static server for the result benchmark: serves the repository root, /shared/ from ../shared
-(the recorded fixtures), .wasm as application/wasm, and takes the page's POST /results, written
+"""Static server for the result benchmark: serves the repository root (the recorded fixtures are
+in tests/fixtures), .wasm as application/wasm, and takes the page's POST /results, written
 to the file given by --out. Usage: python3 server.py --root REPO --port P --out FILE
 
 For the streamed-call leg it is also a minimal MCP server (JSON responses, no session) on
@@ -25,13 +25,6 @@ CHUNK = 64 * 1024
 
 class Handler(http.server.SimpleHTTPRequestHandler):
     out = None
-    shared = None
-
-    def translate_path(self, path):
-        if path.startswith("/shared/"):
-            rel = path[len("/shared/"):].split("?", 1)[0]
-            return os.path.join(self.shared, os.path.normpath("/" + rel).lstrip("/"))
-        return super().translate_path(path)
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
@@ -136,13 +129,12 @@ def main():
     parser.add_argument("--chunk-ms", type=float, default=1.0, help="pause between 64 KiB pieces")
     args = parser.parse_args()
     Handler.chunk_ms = args.chunk_ms
-    tools_list = os.path.join(args.root, "..", "shared", "fixtures", "megane-recorded", "tools-list.json")
+    tools_list = os.path.join(args.root, "tests", "fixtures", "megane-recorded", "tools-list.json")
     with open(tools_list) as f:
         Handler.tools = json.load(f)["tools"]
     mimetypes.add_type("application/wasm", ".wasm")
     mimetypes.add_type("text/javascript", ".js")
     Handler.out = os.path.abspath(args.out)
-    Handler.shared = os.path.abspath(os.path.join(args.root, "..", "shared"))
     handler = functools.partial(Handler, directory=args.root)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
     print(server.server_address[1], flush=True)

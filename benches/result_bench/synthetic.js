@@ -1,5 +1,5 @@
 // A synthetic liquid-box `tools/call` response, deterministic (seeded PRNG), in the shape of
-// ../shared/fixtures/megane-recorded/call-liquid_box.json: a JSON-RPC envelope around a
+// tests/fixtures/megane-recorded/call-liquid_box.json: a JSON-RPC envelope around a
 // CallToolResult whose structuredContent is a BuilderResult (§5) with a §5.1 Structure.
 //
 // 166 666 rigid waters (O–H 0.9572 Å, H–O–H 104.52°, random orientation) on a jittered grid in a

@@ -401,7 +401,7 @@ mod tests {
     fn a_bad_charge_entry_is_quoted_on_one_line() {
         let text = "x\n\n\n  1  0  0  0  0  0  0  0  0  0999 V2000\n    0.0000    0.0000    0.0000 O   0  0\nM  CHG  1 \u{0}\u{2028} 1\nM  END\n";
         let e = parse_molblock(text).unwrap_err();
-        assert!(crate::contract::text::is_one_line(&e), "{e:?}");
+        assert!(crate::wire::text::is_one_line(&e), "{e:?}");
         assert!(e.starts_with("line 6: `M  CHG` entry"), "{e}");
     }
 

@@ -5,9 +5,8 @@
 //! (`set_cell` when the cell changes, then one `add_fragment`) and the indices to select.
 //!
 //! Choices where the contract is silent:
-//! - File names: every run of characters outside `[A-Za-z0-9._-]` becomes one `_`; leading and
-//!   trailing `_` / `.` are trimmed (no hidden or empty names); at most 64 characters; fallback
-//!   `result`.
+//! - File names: Megane Builder's own rule ([`sanitise_file_name`]), so a document is named the
+//!   same whichever client made it.
 //! - `add_fragment` carries `bondOrders` whenever the result gives them (even all 1): the op
 //!   carries what the tool asserted, as Builder's own apply path does.
 //! - A result without a cell never pushes `set_cell` (the document keeps its cell).
@@ -27,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::marker::{Apply, Marker};
 use super::result::{check_contract, BuilderResult, CheckedResult, FALLBACK_NAME};
 use super::structure::{StringColumn, Structure};
-use super::text::excerpt;
+use crate::wire::text::excerpt;
 
 /// §5.2: two cells whose components differ by at most this (Å) are the same cell.
 pub const CELL_TOLERANCE: f64 = 1e-4;
@@ -383,27 +382,31 @@ pub fn residue_labels(structure: &Structure) -> Option<Labels<'_>> {
     .ok()
 }
 
-/// §5: the file name for a result name: `[A-Za-z0-9._-]` only, ≤ 64 characters, else `result`.
+/// §5: the file name for a result name, as Megane Builder makes it: every run of characters
+/// outside `[A-Za-z0-9._-]` becomes one `-`, every `-` at either end goes, an empty name becomes
+/// `result` (§5's fallback), and at most the first [`MAX_FILE_NAME`] characters are kept (Builder's
+/// `(s.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "") || "result").slice(0, 64)`: the
+/// output is ASCII, so its UTF-16 units and characters are the same count, and a run of
+/// characters outside the set is a run of UTF-16 units outside it).
 pub fn sanitise_file_name(name: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(name.len());
+    let mut in_run = false;
     for c in name.chars() {
         if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
             out.push(c);
-        } else if !out.ends_with('_') {
-            out.push('_');
+            in_run = false;
+        } else if !in_run {
+            out.push('-');
+            in_run = true;
         }
     }
-    let trimmed: String = out
-        .trim_matches(|c| c == '_' || c == '.')
-        .chars()
-        .take(MAX_FILE_NAME)
-        .collect();
-    let trimmed = trimmed.trim_end_matches(['_', '.']);
-    if trimmed.is_empty() {
-        FALLBACK_NAME.to_string()
+    let trimmed = out.trim_matches('-');
+    let name = if trimmed.is_empty() {
+        FALLBACK_NAME
     } else {
-        trimmed.to_string()
-    }
+        trimmed
+    };
+    name.chars().take(MAX_FILE_NAME).collect()
 }
 
 /// §5.2: the fragment id stem for a result name: lower case, runs of other characters → `-`,
@@ -754,9 +757,17 @@ mod tests {
     #[test]
     fn names_are_sanitised() {
         assert_eq!(sanitise_file_name("water-ethanol"), "water-ethanol");
-        assert_eq!(sanitise_file_name("  a b/c<script> "), "a_b_c_script");
-        assert_eq!(sanitise_file_name("../.."), "result");
+        assert_eq!(sanitise_file_name("water / ethanol"), "water-ethanol");
+        assert_eq!(sanitise_file_name("  a b/c<script> "), "a-b-c-script");
+        assert_eq!(sanitise_file_name("../.."), "..-..");
+        assert_eq!(sanitise_file_name("--a--b--"), "a--b");
+        assert_eq!(sanitise_file_name("***"), "result");
+        assert_eq!(sanitise_file_name("é_x\u{1F9EA}"), "_x");
+        assert_eq!(sanitise_file_name("a-/b"), "a--b");
         assert_eq!(sanitise_file_name(&"x".repeat(100)).len(), 64);
+        // The cut comes after the trim: a `-` at the 64th character stays, as in Builder.
+        let cut = sanitise_file_name(&format!("{} b", "a".repeat(63)));
+        assert_eq!(cut, format!("{}-", "a".repeat(63)));
         assert_eq!(fragment_stem("Water Solvent!"), "water-solvent");
         assert_eq!(fragment_stem("***"), "result");
         assert_eq!(fragment_stem(""), "result");

@@ -11,8 +11,8 @@ use super::schema::{
     num_key, required_names, resolve, single_type, str_key, strip_nullable, uint_key,
     UNSUPPORTED_KEYWORDS,
 };
-use super::text::{excerpt, one_line, plain_text};
 use super::units::{unit_info, UnitInfo};
+use crate::wire::text::{excerpt, one_line, plain_text};
 
 /// §4.2: the widgets of contract version 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -1,15 +1,22 @@
 //! §8 launch links: a page opened with `#tools=<url>&token=<token>` connects on load and removes
 //! those parts from the address bar. This module parses the fragment and says what it becomes.
+//!
+//! The fragment is read as Megane Builder reads it, with `URLSearchParams` semantics (the WHATWG
+//! `application/x-www-form-urlencoded` parser, crate `form_urlencoded` from the `url` project):
+//! keys and values are percent-decoded, `+` is a space, a `%` not followed by two hex digits
+//! stays as it is, bytes that are not UTF-8 become U+FFFD, a repeated key counts once (the first),
+//! and one leading `?` is dropped. So a link reads the same in the demo page, in Builder and in
+//! the package's `megane` entry (whose `readLaunchParams` is `URLSearchParams` itself).
 
-use crate::mcp::endpoint::Endpoint;
+use crate::wire::endpoint::Endpoint;
 
 /// A parsed `#tools=` launch fragment (§8).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Launch {
-    /// The tool server URL (percent-decoded), always `http:` or `https:`.
+    /// The tool server URL (decoded), always `http:` or `https:`.
     pub url: String,
-    /// The bearer token (percent-decoded), when the link carries one.
+    /// The bearer token (decoded), when the link carries a non-empty one.
     pub token: Option<String>,
     /// What the address bar's hash should become: the other `&`-separated parts of the fragment,
     /// unchanged and in order, with a leading `#`; empty when nothing else was there.
@@ -18,29 +25,39 @@ pub struct Launch {
 
 /// §8: parse a location hash (with or without the leading `#`).
 ///
-/// Returns `Ok(None)` when the fragment has no `tools=` part (nothing to do), `Ok(Some(..))` for a
-/// usable link, and a one-line error for a link whose URL is not `http(s)://` or is not valid
-/// percent-encoding. When `tools=` or `token=` repeats, the first one wins; every occurrence is
-/// stripped so no token stays in the address bar.
+/// Returns `Ok(None)` when the fragment has no `tools` key (nothing to do), `Ok(Some(..))` for a
+/// usable link, and a one-line error for a link whose first `tools` value is empty or not a URL
+/// `connect` accepts ([`Endpoint::parse`]: `https://`, or `http://` to loopback; no `user:pass@`,
+/// no query). When `tools` or `token` repeats, the first one counts (`URLSearchParams.get`); every
+/// occurrence is stripped so no token stays in the address bar.
 pub fn parse_launch_fragment(hash: &str) -> Result<Option<Launch>, String> {
     let fragment = hash.strip_prefix('#').unwrap_or(hash);
+    // `new URLSearchParams(string)` drops one leading `?`.
+    let params = fragment.strip_prefix('?').unwrap_or(fragment);
     let mut url: Option<String> = None;
     let mut token: Option<String> = None;
     let mut kept: Vec<&str> = Vec::new();
-    for part in fragment.split('&') {
-        if let Some(raw) = part.strip_prefix("tools=") {
-            let decoded = percent_decode(raw).map_err(|e| format!("#tools=: {e}"))?;
-            url.get_or_insert(decoded);
-        } else if let Some(raw) = part.strip_prefix("token=") {
-            let decoded = percent_decode(raw).map_err(|e| format!("#token=: {e}"))?;
-            token.get_or_insert(decoded);
-        } else if !part.is_empty() {
-            kept.push(part);
+    for part in params.split('&').filter(|p| !p.is_empty()) {
+        // One `&`-free part is one name-value pair.
+        let (key, value) = form_urlencoded::parse(part.as_bytes())
+            .next()
+            .unwrap_or_default();
+        match &*key {
+            "tools" => {
+                url.get_or_insert_with(|| value.into_owned());
+            }
+            "token" => {
+                token.get_or_insert_with(|| value.into_owned());
+            }
+            _ => kept.push(part),
         }
     }
     let Some(url) = url else {
         return Ok(None);
     };
+    if url.is_empty() {
+        return Err("#tools=: the server URL is empty".to_string());
+    }
     check_http_url(&url)?;
     let remaining_fragment = if kept.is_empty() {
         String::new()
@@ -63,23 +80,6 @@ fn check_http_url(url: &str) -> Result<(), String> {
     Endpoint::parse(url)
         .map(|_| ())
         .map_err(|e| format!("#tools=: {e}"))
-}
-
-/// Decodes `%XX` escapes strictly (and keeps `+` as is, as URL fragments do): every `%` must be
-/// followed by exactly two ASCII hex digits (`%+1`, `%1`, `%zz` are refused, not passed through),
-/// then the `percent-encoding` crate decodes and the result must be UTF-8.
-fn percent_decode(raw: &str) -> Result<String, String> {
-    let bytes = raw.as_bytes();
-    for (i, _) in raw.match_indices('%') {
-        let escape = bytes.get(i + 1..i + 3);
-        if !escape.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-            return Err("a '%' is not followed by two hex digits".to_string());
-        }
-    }
-    percent_encoding::percent_decode_str(raw)
-        .decode_utf8()
-        .map(|text| text.into_owned())
-        .map_err(|_| "the decoded value is not UTF-8".to_string())
 }
 
 #[cfg(test)]
@@ -131,16 +131,23 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_escape_in_the_token_is_refused_too() {
-        for bad in ["%+1", "%2", "%g0", "abc%"] {
-            let err = parse_launch_fragment(&format!("#tools=http://127.0.0.1/mcp&token={bad}"))
-                .unwrap_err();
-            assert!(err.starts_with("#token=: "), "{bad}: {err}");
-        }
-        let ok = parse_launch_fragment("#tools=http://127.0.0.1/mcp&token=%2B1%41+x")
-            .unwrap()
-            .unwrap();
-        assert_eq!(ok.token.as_deref(), Some("+1A+x"));
+    fn read_as_url_search_params_read_them() {
+        // `+` is a space, a bad escape stays as it is, bytes that are not UTF-8 become U+FFFD,
+        // keys are decoded too, the first of a repeated key counts, one leading `?` goes.
+        let read = |hash: &str| parse_launch_fragment(hash).unwrap().unwrap();
+        let link = read("#tools=http://127.0.0.1/mcp&token=%2B1%41+x%zz%ff");
+        assert_eq!(link.token.as_deref(), Some("+1A x%zz\u{FFFD}"));
+        let link = read("#to%6Ben=a&%74ools=https://x.org/mcp&tools=https://y.org/mcp&token=b");
+        assert_eq!(
+            (link.url.as_str(), link.token.as_deref()),
+            ("https://x.org/mcp", Some("a"))
+        );
+        assert_eq!(
+            read("#?tools=https://x.org/mcp&&v=1").remaining_fragment,
+            "#v=1"
+        );
+        // The first value counts even when it is empty (Builder then has no link).
+        assert!(parse_launch_fragment("#tools&tools=https://x.org/mcp").is_err());
     }
 
     #[test]
@@ -150,13 +157,12 @@ mod tests {
             "#tools=file:///etc/passwd",
             "#tools=http://",
             "#tools=%zz",
+            "#tools=",
+            "#tools&token=s",
             "#tools=http%3A%2F%2Fa%2",
-            // A sign is not a hex digit (`from_str_radix` would take `+1`).
-            "#tools=http%3A%2F%2F127.0.0.1%+1",
-            "#tools=http%3A%2F%2F127.0.0.1%+f/mcp",
-            "#tools=http://127.0.0.1/%-1",
-            "#tools=http://127.0.0.1/%1",
-            "#tools=http://127.0.0.1/%c3%28",
+            // `+` is a space, and a URL with a space is refused.
+            "#tools=http%3A%2F%2F127.0.0.1+/mcp",
+            "#tools=http://127.0.0.1/%c3%28+x",
         ] {
             let err = parse_launch_fragment(bad).unwrap_err();
             assert!(

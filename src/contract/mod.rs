@@ -6,6 +6,7 @@
 pub mod apply;
 pub mod canonical;
 pub mod discovery;
+pub mod files;
 pub mod form;
 pub mod launch;
 pub mod marker;
@@ -14,8 +15,6 @@ pub mod result;
 pub mod schema;
 pub mod seam;
 pub mod structure;
-pub mod text;
-pub mod timing;
 pub mod units;
 pub mod validate;
 pub mod values;

@@ -1,8 +1,9 @@
-//! Megane Builder's tool seam (§3, §4.1, §4.2): the shapes Builder's tool layer reads —
+//! Megane Builder's tool seam (§3, §4.1, §4.2, §6): the shapes Builder's tool layer reads —
 //! `ToolListing`, `BuilderToolInfo`, `FieldSpec` — made from this crate's [`Toolbox`] and
-//! [`Form`](super::form::Form), so the `megane` entry of the package drops into Builder unchanged.
-//! Every contract rule stays in discovery and form generation; this module only renames and
-//! regroups.
+//! [`Form`](super::form::Form), and the words Builder uses for a call that cannot be applied
+//! ([`builder_failure`]), so the `megane` entry of the package drops into Builder unchanged.
+//! Every contract rule stays in discovery, form generation and result interpretation; this module
+//! only renames, regroups and rewords.
 //!
 //! Choices where Builder's seam is narrower than the form descriptors:
 //! - `unsupported` lists the tools hidden for an unsupported `contract` and those with an unknown
@@ -13,6 +14,11 @@
 //!   strings); a `const` becomes a one-option `enum` (string), a `number` with `min == max`, or a
 //!   `boolean`; any other constant makes the form unusable for Builder (`formError`).
 //! - `default` and `example` are left out (`undefined` in JavaScript) when the schema has none.
+//! - A failed call (Builder's `interpretCall`): a tool error is the tool's whole first text block
+//!   (trimmed, sanitised and bounded by [`message_block`](crate::wire::text::message_block)), as
+//!   Builder shows it, where the core API's `error` keeps its one line; a result that cannot be
+//!   used is `The tool returned an invalid result: <problem>`, the core's problem in plain words
+//!   ([`plain_problem`]); a JSON-RPC error stays the core's `The server failed: <first line>`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -20,6 +26,7 @@ use serde_json::Value;
 use super::discovery::{ToolButton, Toolbox};
 use super::form::{Control, Field, NumberBounds, WidgetKind};
 use super::marker::{Apply, Category, DocumentUse};
+use super::result::FailureKind;
 
 /// The prefix discovery puts before a form error in `disabledReason`.
 const FORM_ERROR_PREFIX: &str = "Builder cannot build a form: ";
@@ -130,6 +137,48 @@ pub enum FieldKind {
         of: Option<String>,
         unit: Option<String>,
     },
+}
+
+/// How Builder's `interpretCall` begins the error of a result it cannot use.
+pub const INVALID_RESULT: &str = "The tool returned an invalid result: ";
+
+/// Builder's words for a call the core refused: `line` is the core's one-line error for the
+/// response and `kind` what the response was ([`failure_kind`](super::result::failure_kind)).
+pub fn builder_failure(kind: FailureKind, line: &str) -> String {
+    match kind {
+        FailureKind::ServerFailed => line.to_string(),
+        FailureKind::ToolError { message } => message,
+        FailureKind::InvalidResult => format!("{INVALID_RESULT}{}", plain_problem(line)),
+    }
+}
+
+/// A result problem as the core words it (`<field path>: <reason>`) in plain words: `structure:
+/// missing` → `structure is missing`; `structure.positions[4]: not a finite number` →
+/// `structure.positions[4] is not a finite number`; `structure.bondOrders: has 3 entries …` →
+/// `structure.bondOrders has 3 entries …`; a problem of the whole `result: …` loses its path;
+/// any other reason, which names its own subject (`structure.elements[0]: 0 is not an atomic
+/// number (1–118)`), keeps the path before it.
+pub fn plain_problem(problem: &str) -> String {
+    let Some((path, reason)) = problem.split_once(": ") else {
+        return problem.to_string();
+    };
+    let is_path = !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '[' | ']' | '_' | '-'));
+    if !is_path {
+        return problem.to_string();
+    }
+    let verb = |words: &[&str]| words.iter().any(|w| reason.starts_with(w));
+    if path == "result" {
+        reason.to_string()
+    } else if verb(&["missing", "not "]) {
+        format!("{path} is {reason}")
+    } else if verb(&["has ", "appears ", "repeats ", "bonds "]) {
+        format!("{path} {reason}")
+    } else {
+        problem.to_string()
+    }
 }
 
 /// Builder's listing of a toolbox.
@@ -271,4 +320,71 @@ fn constant_kind(value: &Value, field: &Field) -> Result<FieldKind, String> {
             ))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn problems_in_plain_words() {
+        for (core, plain) in [
+            ("structure: missing", "structure is missing"),
+            ("contract: missing", "contract is missing"),
+            (
+                "structure.positions[4]: not a finite number",
+                "structure.positions[4] is not a finite number",
+            ),
+            (
+                "structure.bondOrders: has 3 entries but there are 2 bonds",
+                "structure.bondOrders has 3 entries but there are 2 bonds",
+            ),
+            (
+                "structure.bonds[1]: bonds atom 2 to itself",
+                "structure.bonds[1] bonds atom 2 to itself",
+            ),
+            (
+                "structure.scalars.q: appears twice",
+                "structure.scalars.q appears twice",
+            ),
+            (
+                "structure.elements[0]: 0 is not an atomic number (1–118)",
+                "structure.elements[0]: 0 is not an atomic number (1–118)",
+            ),
+            ("result: not valid JSON: EOF", "not valid JSON: EOF"),
+            (
+                "structuredContent: missing; the tool returned no BuilderResult",
+                "structuredContent is missing; the tool returned no BuilderResult",
+            ),
+            (
+                "The result does not match: x",
+                "The result does not match: x",
+            ),
+            ("no colon", "no colon"),
+        ] {
+            assert_eq!(plain_problem(core), plain, "{core}");
+        }
+    }
+
+    #[test]
+    fn builder_words_each_kind() {
+        assert_eq!(
+            builder_failure(FailureKind::InvalidResult, "structure: missing"),
+            "The tool returned an invalid result: structure is missing"
+        );
+        assert_eq!(
+            builder_failure(FailureKind::ServerFailed, "The server failed: boom"),
+            "The server failed: boom"
+        );
+        let message = "1 validation error\nph\n  bad".to_string();
+        assert_eq!(
+            builder_failure(
+                FailureKind::ToolError {
+                    message: message.clone()
+                },
+                "1 validation error"
+            ),
+            message
+        );
+    }
 }

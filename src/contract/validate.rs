@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 
 use super::canonical::canonical_json;
 use super::form::{Control, Field, Form};
-use super::text::{excerpt, one_line, one_line_max};
+use crate::wire::text::{excerpt, one_line, one_line_max};
 
 /// One reason Run is not possible: the field's path (`components/0/count`, empty for the whole
 /// form) and a sentence for the user.

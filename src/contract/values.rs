@@ -10,9 +10,9 @@ use serde_json::{json, Map, Value};
 
 use super::form::{Control, Field, Form};
 use super::marker::{Apply, Category, Marker};
-use super::text::excerpt;
 use super::validate::{format_f64, validate_with_document, DocumentCheck, Problem};
 use crate::chem::elements;
+use crate::wire::text::excerpt;
 
 /// A molecule of the Builder library (§4.2): what a molecule widget chooses from.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -102,17 +102,29 @@ fn initial_value(field: &Field, context: &FormContext) -> Option<Value> {
             .or(preset)
             .or(Some(json!(0))),
         Control::Cell => Some(json!(document_cell(context).unwrap_or(DEFAULT_CELL))),
-        // The library molecule the schema's example names (`ethylene`), else the first one; none
-        // with an empty library (the form then says how to add one).
+        // The library molecule the schema's example names (`ethylene`) or whose SMILES it gives
+        // (`CC`: the library may name it for what it is), else the first one; none with an empty
+        // library (the form then says how to add one).
         Control::Molecule => {
             let example = preset.as_ref().and_then(|p| match p {
                 Value::String(name) => Some(name.as_str()),
                 other => other.get("name").and_then(Value::as_str),
             });
+            let smiles = preset
+                .as_ref()
+                .and_then(|p| p.get("smiles"))
+                .and_then(Value::as_str);
             context
                 .library
                 .iter()
                 .find(|m| example.is_some_and(|name| m.name.eq_ignore_ascii_case(name)))
+                .or_else(|| {
+                    let smiles = smiles?;
+                    context
+                        .library
+                        .iter()
+                        .find(|m| m.smiles.as_deref() == Some(smiles))
+                })
                 .or_else(|| context.library.first())
                 .map(|m| Value::String(m.name.clone()))
         }
@@ -250,7 +262,38 @@ fn convert_object(
             Err(mut field_problems) => problems.append(&mut field_problems),
         }
     }
+    problems.extend(same_atoms(fields, &out, prefix));
     out
+}
+
+/// §4.2: two atom fields of the same molecule (a polymer's head and tail) name two different
+/// atoms; the second of a pair that names the same one is a problem before Run.
+fn same_atoms(fields: &[Field], out: &Map<String, Value>, prefix: &str) -> Vec<Problem> {
+    let atoms: Vec<(&Field, &String, &Value)> = fields
+        .iter()
+        .filter_map(|f| match &f.control {
+            Control::Atom { of } => out.get(&f.key).map(|v| (f, of, v)),
+            _ => None,
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for (k, (field, of, value)) in atoms.iter().enumerate() {
+        if let Some((first, ..)) = atoms[..k].iter().find(|(_, o, v)| o == of && v == value) {
+            let path = if prefix.is_empty() {
+                field.key.clone()
+            } else {
+                format!("{prefix}/{}", field.key)
+            };
+            problems.push(Problem::new(
+                &path,
+                format!(
+                    "{}: the same atom as {}; choose a different atom.",
+                    field.label, first.label
+                ),
+            ));
+        }
+    }
+    problems
 }
 
 /// §12.3: a solvation tool fills the open structure's cell, so a structure without a cell (or

@@ -83,6 +83,10 @@ export interface BuilderResult {
   provenance: Record<string, unknown>;
 }
 
+/** `error`, as Builder words it: a tool error's own message, whole (its first text block, trimmed,
+ *  without controls or direction overrides, at most 20 lines and 2 000 characters; `The tool
+ *  reported an error.` when it has none); `The tool returned an invalid result: <problem>`;
+ *  `The server failed: <first line>` for JSON-RPC and transport failures; `Cancelled.`. */
 export type CallOutcome =
   | { ok: true; result: BuilderResult; summary: string | null }
   | { ok: false; error: string };
@@ -138,11 +142,16 @@ export interface MeganeOptions {
 
 /** Where the .wasm comes from; call once, before the first connection. */
 export function configure(options: MeganeOptions): void;
-/** Loads the wasm now (connectToolServer does it on first use); a failed load is retried next time. */
+/** Loads the wasm now (connectToolServer does it on first use); a failed load is retried next time.
+ *  In Node, `initSync({ module: bytes })` of the package's main entry first, then `load()`. */
 export function load(): Promise<void>;
 
-/** Connects (MCP Streamable HTTP, bearer token); rejects with `Could not connect to <url>: <reason>`. */
+/** Connects (MCP Streamable HTTP, bearer token). Rejects with the reason alone, one line, never
+ *  the URL's query or user info; Builder adds its own `Could not connect to ${displayUrl(url)}: `. */
 export function connectToolServer(url: string, token: string): Promise<ToolConnection>;
+/** A server URL as a message shows it: no query, fragment or user info, one line. Before the wasm
+ *  is loaded (a failed load): "the tool server". */
+export function displayUrl(url: string): string;
 
 /* Pure helpers: synchronous, they need the wasm loaded (after connectToolServer or load()). */
 export function parseTools(tools: unknown[]): ToolListing;
@@ -151,8 +160,10 @@ export function structureToSnapshot(structure: StructurePayload): Snapshot;
 export function residueLabels(structure: StructurePayload): string[] | null;
 export function sanitizeName(name: string): string;
 export function insertOps(structure: StructurePayload, fragmentId: string, documentCell: ArrayLike<number> | null): EditOp[];
-/** Unique among `existingIds`, or (when omitted) among the ids this page was given. */
-export function newFragmentId(name: string, existingIds?: readonly string[]): string;
+/** Unique among `existingIds`, the fragment ids already in the document (required). Builder keeps
+ *  its own ids (one page-wide serial) and does not use this. */
+export function newFragmentId(name: string, existingIds: readonly string[]): string;
 export function callTimeoutMs(expectedSeconds: number | null): number;
-/** Works before the wasm is loaded too. */
+/** `URLSearchParams` over the fragment: `{url, token}` for a non-empty `tools` (token "" when
+ *  absent), else null; works before the wasm is loaded. The URL is checked at connect. */
 export function readLaunchParams(hash: string): { url: string; token: string } | null;

@@ -1,14 +1,17 @@
 // megane-builder-client/megane: Megane Builder's tool seam (connectToolServer, ToolConnection,
 // parseTools, interpretCall, structureToSnapshot, residueLabels, sanitizeName, insertOps,
-// newFragmentId, callTimeoutMs, readLaunchParams) over the package's wasm API, so Builder's tool
-// layer swaps its imports and nothing else. Every contract rule is in the Rust core (src/contract,
-// src/mcp); this module loads the wasm lazily and shapes the connection.
+// callTimeoutMs, readLaunchParams, displayUrl; newFragmentId for hosts that give the document's
+// ids) over the package's wasm API, so Builder's tool layer re-exports these and keeps the rest of
+// its code. Every contract rule is in the Rust core (src/contract, src/mcp); this module loads the
+// wasm lazily and shapes the connection.
 //
 // The wasm is loaded on first use: `connectToolServer` (or `load()`) fetches it from the URL given
 // to `configure({wasmUrl})` (Vite: `…_bg.wasm?url`), else from next to this module. A failed load
-// is forgotten, so the next call tries again. The pure helpers are synchronous: they need the wasm
-// loaded (after a connection, which is when Builder calls them) and say so otherwise;
-// `readLaunchParams` also works before (Builder reads the launch link on mount).
+// is forgotten, so the next call tries again. In Node (Builder's unit tests), `initSync` of the
+// package's main entry with the .wasm bytes, then `load()`, sets it up without a fetch. The pure
+// helpers are synchronous: they need the wasm loaded (after a connection, which is when Builder
+// calls them) and say so otherwise; `readLaunchParams` needs nothing (it is `URLSearchParams`, as
+// the core reads a launch link), and `displayUrl` says "the tool server" until the wasm is loaded.
 
 const CANCELLED = "Cancelled.";
 
@@ -21,7 +24,8 @@ export function configure(options = {}) {
   if (options.wasmUrl !== undefined) wasmUrl = options.wasmUrl;
 }
 
-/** Loads and initialises the wasm once; a failed load is retried on the next call. */
+/** Loads and initialises the wasm once (at once when `initSync` already did); a failed load is
+ *  retried on the next call. */
 export function load() {
   if (api) return Promise.resolve();
   if (!pending) {
@@ -44,19 +48,25 @@ function core() {
   return api;
 }
 
-const firstLine = (error) => String(error?.message ?? error).split("\n").find((l) => l.trim())?.trim() ?? "unknown error";
+/** A platform error (a failed load) as the first line of its message. */
+const platformLine = (error) => String(error?.message ?? error).split("\n")[0].trim() || "unknown error";
 
-/** Connects to a Streamable HTTP tool server; rejects with `Could not connect to <url>: <reason>`. */
+/** Connects to a Streamable HTTP tool server. Rejects with the reason alone, one line, never the
+ *  URL's query or user info (Builder puts its own `Could not connect to ${displayUrl(url)}: `
+ *  before it). */
 export async function connectToolServer(url, token) {
-  const shown = String(url).replace(/\s+/g, " ");
-  let server;
   try {
     await load();
-    server = await api.connect(url, { token });
   } catch (error) {
-    throw new Error(`Could not connect to ${shown}: ${firstLine(error)}`);
+    throw new Error(`The tool client could not be loaded: ${platformLine(error)}`);
   }
-  if (!server.ok) throw new Error(`Could not connect to ${shown}: ${server.error}`);
+  let server;
+  try {
+    server = await api.connect(String(url), { token });
+  } catch (error) {
+    throw new Error(String(error?.message ?? error));
+  }
+  if (!server.ok) throw new Error(server.error);
   const listing = api.builderListing(server);
   return {
     serverName: server.serverName,
@@ -65,15 +75,19 @@ export async function connectToolServer(url, token) {
     call: async (name, args, options = {}) => {
       const { onProgress, signal, timeoutMs } = options;
       if (signal?.aborted) return { ok: false, error: CANCELLED };
-      const outcome = await server.call(name, args, { onProgress, signal, timeoutMs });
+      const outcome = await api.builderCall(server, name, args, { onProgress, signal, timeoutMs });
       // §6: nothing that arrives after a cancel is applied.
       if (signal?.aborted) return { ok: false, error: CANCELLED };
-      if (!outcome.ok) return { ok: false, error: outcome.error };
-      if (!outcome.result) return { ok: false, error: `${name} is not a Builder tool of this server.` };
-      return { ok: true, result: outcome.result.toJSON(), summary: outcome.summary || null };
+      return outcome;
     },
     close: () => server.close(),
   };
+}
+
+/** A server URL as a message shows it: no query, fragment or user info, one line (the core's
+ *  rule). Before the wasm is loaded (a failed load), "the tool server". */
+export function displayUrl(url) {
+  return api ? api.displayUrl(String(url)) : "the tool server";
 }
 
 /** §3: a tools/list's tools → `{tools, unsupported}`. */
@@ -96,25 +110,21 @@ export function residueLabels(structure) {
   return core().builderResidueLabels(structure);
 }
 
-/** §5: the document name for a result name. */
+/** §5: the document name for a result name (Builder's rule). */
 export function sanitizeName(name) {
   return core().sanitizeName(name);
 }
 
-/** §5.2: `set_cell` (when the cells differ) then `add_fragment`. `documentCell` may be a typed array. */
+/** §5.2: `set_cell` (when the cells differ) then `add_fragment` with the id the host gives.
+ *  `documentCell` may be a typed array. */
 export function insertOps(structure, fragmentId, documentCell) {
   return core().builderInsertOps(structure, fragmentId, documentCell == null ? null : Array.from(documentCell));
 }
 
-// Fragment ids handed out in this page: without `existingIds`, a new id avoids them (as Builder's
-// own ids are unique within the page).
-const issuedIds = new Set();
-
-/** §5.2: a fresh fragment id from a result name, unique among `existingIds` (default: this page's). */
+/** §5.2: a fragment id from a result name, unique among `existingIds` (required: the fragment ids
+ *  already in the document). Builder keeps its own ids and does not use this. */
 export function newFragmentId(name, existingIds) {
-  const id = core().newFragmentId(name, existingIds ?? [...issuedIds]);
-  issuedIds.add(id);
-  return id;
+  return core().newFragmentId(name, existingIds);
 }
 
 /** §6: max(60 s, 5 × expectedSeconds), at most 30 minutes, in ms (the contract core's rule). */
@@ -122,32 +132,13 @@ export function callTimeoutMs(expectedSeconds) {
   return core().callTimeoutMs(expectedSeconds ?? undefined);
 }
 
-/** §8: `#tools=<url>&token=<token>` → `{url, token}` (token "" when absent); null when the hash has
- *  no usable link. Uses the core's parser once the wasm is loaded; before that, a mirror of it
- *  (tests/node/megane.test.mjs checks that both agree). */
+/** §8: `#tools=<url>&token=<token>` → `{url, token}` (token "" when absent), or null without a
+ *  non-empty `tools`. The fragment is read with `URLSearchParams`, before and after the wasm
+ *  loads, as the core's `parseLaunchFragment` reads it; whether the URL is usable is decided at
+ *  connect (`connectToolServer` refuses it in one line). */
 export function readLaunchParams(hash) {
-  if (api) {
-    const launch = api.parseLaunchFragment(String(hash));
-    return launch?.ok ? { url: launch.url, token: launch.token ?? "" } : null;
-  }
-  return launchBeforeLoad(String(hash));
-}
-
-function launchBeforeLoad(hash) {
-  let url = null;
-  let token = null;
-  for (const part of hash.replace(/^#/, "").split("&")) {
-    const key = part.startsWith("tools=") ? "tools" : part.startsWith("token=") ? "token" : null;
-    if (!key) continue;
-    let value;
-    try {
-      value = decodeURIComponent(part.slice(key.length + 1));
-    } catch {
-      return null;
-    }
-    if (key === "tools") url ??= value;
-    else token ??= value;
-  }
-  if (url === null || !/^https?:\/\/[^/]/i.test(url) || /[\p{White_Space}\p{Cc}]/u.test(url)) return null;
-  return { url, token: token ?? "" };
+  const params = new URLSearchParams(String(hash).replace(/^#/, ""));
+  const url = params.get("tools");
+  if (!url) return null;
+  return { url, token: params.get("token") ?? "" };
 }

@@ -3,12 +3,10 @@
 use super::headers::BodyKind;
 use megane_structure_scan::{CallStream, Streamed};
 
-use super::jsonrpc::{parse_owned, parse_text, Incoming, Prescanned};
-use super::sse::{data_text, DataTap, SseDecoder, SseEvent};
-use crate::contract::structure::SPLICE_MARK;
-
-/// How much of a non-message body (an error page) is kept for the error message.
-pub const MAX_ERROR_BODY: usize = 64 * 1024;
+use crate::contract::structure::read::SPLICE_MARK;
+use crate::wire::caps::MAX_ERROR_BODY;
+use crate::wire::jsonrpc::{parse_owned, parse_text, Incoming, Prescanned};
+use crate::wire::sse::{data_text, DataTap, SseDecoder, SseEvent};
 
 /// Why a body could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -718,7 +716,7 @@ mod tests {
     }
 
     /// The result of the one answer in `messages`.
-    fn the_result(messages: &[Incoming]) -> &super::super::jsonrpc::RawJson {
+    fn the_result(messages: &[Incoming]) -> &crate::wire::jsonrpc::RawJson {
         let [Incoming::Response {
             outcome: Ok(raw), ..
         }] = messages

@@ -1,5 +1,5 @@
 //! Tool-call rules: turning `notifications/progress` into `(fraction, message)`. The §6 timeout
-//! lives in `contract::timing` (one rule for remote and offline calls).
+//! lives in `wire::timing` (one rule for remote and offline calls).
 
 use serde_json::Value;
 

@@ -1,10 +1,12 @@
-//! Errors a user can act on, with one-line messages that never contain the bearer token.
+//! Errors a user can act on, with one-line messages that never contain the bearer token: a
+//! server's text enters them only through [`Secrets::line`](crate::wire::secrets::Secrets::line) (the token hidden, then one line).
 
 use std::fmt;
 
-/// The one sanitiser for untrusted text (first line, no control characters, bounded), re-exported
-/// for the MCP core's messages.
-pub use crate::contract::text::one_line;
+use super::headers::media_type;
+use super::revisions::LEGACY_SUPPORTED;
+use crate::wire::endpoint::{display_url, write_insecure, write_invalid, UrlError};
+use crate::wire::text::one_line;
 
 /// Everything that can end a connection or an operation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,18 +133,16 @@ pub fn http_status(status: u16) -> String {
     }
 }
 
-/// §6/§9: what of an HTTP error answer's body may be shown: its first line ([`one_line`]) when the
-/// answer is `text/plain` or JSON (`application/json`, `…+json`) and valid UTF-8; nothing for HTML,
-/// binary or any other type. A body without a `Content-Type` (the reference server's 403
-/// `Invalid Origin header`) is shown only when it is UTF-8 text without control characters that
-/// does not start with `<` (markup).
-pub fn error_body_text(content_type: Option<&str>, body: &[u8]) -> String {
-    let Ok(text) = std::str::from_utf8(body) else {
-        return String::new();
-    };
+/// §6/§9: what of an HTTP error answer's body may be shown (its maker then hides the secrets
+/// and makes it one line: [`Secrets::line`](crate::wire::secrets::Secrets::line)): the text when the answer is `text/plain` or JSON
+/// (`application/json`, `…+json`) and valid UTF-8; nothing for HTML, binary or any other type. A
+/// body without a `Content-Type` (the reference server's 403 `Invalid Origin header`) is shown
+/// only when it is UTF-8 text without control characters that does not start with `<` (markup).
+pub fn error_body_text<'a>(content_type: Option<&str>, body: &'a [u8]) -> Option<&'a str> {
+    let text = std::str::from_utf8(body).ok()?;
     let showable = match content_type {
         Some(ct) => {
-            let mime = super::headers::media_type(ct);
+            let mime = media_type(ct);
             mime == "text/plain" || mime == "application/json" || mime.ends_with("+json")
         }
         None => {
@@ -150,11 +150,7 @@ pub fn error_body_text(content_type: Option<&str>, body: &[u8]) -> String {
                 && !text.chars().any(|c| c.is_control() && !c.is_whitespace())
         }
     };
-    if showable {
-        one_line(text)
-    } else {
-        String::new()
-    }
+    showable.then_some(text)
 }
 
 /// §6: the error for an HTTP error answer that carries no JSON-RPC error: the status and its
@@ -167,49 +163,20 @@ pub fn http_failure(status: u16, shown_body: &str) -> McpError {
     }
 }
 
-/// Tokens shorter than this many characters are hidden only where they stand alone ([`redact`]).
-pub const SHORT_TOKEN_CHARS: usize = 8;
-
-/// Hides `token` in `text` (a server that echoes it must not leak it) as `<token>`: every
-/// occurrence when the token has at least [`SHORT_TOKEN_CHARS`] characters; for a shorter token
-/// only occurrences not inside a word (no letter or digit either side), so a one-letter token does
-/// not mangle every word of a message while an echoed `Bearer ab` is still hidden.
-pub fn redact(text: &str, token: Option<&str>) -> String {
-    let t = match token {
-        Some(t) if !t.is_empty() => t,
-        _ => return text.to_string(),
-    };
-    if t.chars().count() >= SHORT_TOKEN_CHARS {
-        return text.replace(t, "<token>");
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut last = 0;
-    for (at, _) in text.match_indices(t) {
-        let before = text[..at].chars().next_back();
-        let after = text[at + t.len()..].chars().next();
-        let in_word = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
-        if in_word(before) || in_word(after) {
-            continue;
+impl From<UrlError> for McpError {
+    fn from(error: UrlError) -> McpError {
+        match error {
+            UrlError::Invalid { reason } => McpError::InvalidUrl { reason },
+            UrlError::Insecure { host } => McpError::InsecureUrl { host },
         }
-        out.push_str(&text[last..at]);
-        out.push_str("<token>");
-        last = at + t.len();
     }
-    out.push_str(&text[last..]);
-    out
 }
 
 impl fmt::Display for McpError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            McpError::InvalidUrl { reason } => write!(f, "The tool server URL is not usable: {reason}."),
-            // The host is the user's text: shown through the sanitiser (a NUL or a line break in
-            // it must not reach the message).
-            McpError::InsecureUrl { host } => write!(
-                f,
-                "Refusing to connect to {} over plain http: use https:// (http is allowed only for a server on this computer: localhost, 127.0.0.1 or [::1]).",
-                crate::contract::text::one_line_max(host, 100)
-            ),
+            McpError::InvalidUrl { reason } => write_invalid(f, reason),
+            McpError::InsecureUrl { host } => write_insecure(f, host),
             McpError::Unauthorized { token_given: true } => write!(
                 f,
                 "The server refused the token (HTTP 401): the token is wrong; copy it again from the server's output."
@@ -235,6 +202,7 @@ impl fmt::Display for McpError {
                 "The server needs a session but this page cannot read its Mcp-Session-Id header: the server's CORS configuration must expose it (Access-Control-Expose-Headers: Mcp-Session-Id)."
             ),
             McpError::Network { url, detail, origin } => {
+                let url = display_url(url);
                 write!(f, "Could not reach {url}: is the server running?")?;
                 if !detail.is_empty() {
                     write!(f, " ({detail})")?;
@@ -254,7 +222,7 @@ impl fmt::Display for McpError {
             McpError::UnsupportedVersion { offered } => write!(
                 f,
                 "The server speaks MCP protocol version {offered:?}, which this client does not support (it supports {} and 2026-07-28).",
-                super::version::LEGACY_SUPPORTED.join(", ")
+                LEGACY_SUPPORTED.join(", ")
             ),
             McpError::Timeout { seconds } => {
                 write!(f, "No answer from the server within {seconds} s; the request was stopped (timeout).")

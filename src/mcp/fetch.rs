@@ -8,7 +8,10 @@
 //!   which panics on wasm32;
 //! - response bodies are read chunk by chunk from `response.body.getReader()` and fed to the core as
 //!   they arrive; an aborted exchange stops reading and aborts its controller;
-//! - a call's `AbortSignal` cancels it ([`Client::cancel`]).
+//! - a call's `AbortSignal` cancels it ([`Client::cancel`]);
+//! - the sign-in: the policy is [`SignIn`]'s (sans-I/O, tested natively); here are its requests
+//!   over `fetch`, the host's hooks (`redirect`, storage), and WebCrypto (the DPoP key, ES256
+//!   signatures, `crypto.getRandomValues`).
 //!
 //! The JavaScript API (`connect`, `ToolServer`) wraps [`FetchClient`] in `crate::wasm`.
 
@@ -26,13 +29,16 @@ use web_sys::{
     AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response,
 };
 
-use super::auth::dpop::{self, PublicKey};
+use super::auth::dpop::PublicKey;
 use super::auth::{Authorizer, Flow, Step, Tokens, ENTROPY_BYTES, MAX_AUTH_BODY_BYTES};
 use super::client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};
 use super::elicit::{Action, ElicitId, Form};
 use super::errors::McpError;
-use super::headers::{HttpRequest, AUTHORIZATION};
-use super::jsonrpc::RawJson;
+use super::headers::{header_value, HttpRequest};
+use super::signin::{
+    assertion_input, callback_answered, flow_proof, AfterFailure, ProofRequest, SignIn, Tries,
+};
+use crate::wire::jsonrpc::RawJson;
 
 /// Progress callback: `(fraction, message)`.
 pub type ProgressFn = Box<dyn FnMut(Option<f64>, Option<String>)>;
@@ -49,11 +55,12 @@ struct Inner {
     client: Client,
     /// The settings the client was made with (a failed handshake gets a new client after sign-in).
     config: Config,
+    /// The sign-in and retry policy (the authorizer, when the host gave sign-in hooks).
+    signin: SignIn,
     /// The host's sign-in hooks, when it gave them.
-    auth: Option<AuthHooks>,
-    /// While a sign-in runs: the resolvers of the operations waiting for it (one sign-in window
-    /// at a time; the others retry with its token).
-    signing_in: Option<Vec<Function>>,
+    hooks: Option<Hooks>,
+    /// While a sign-in runs: the resolvers of the operations waiting for it.
+    sign_in_waiters: Vec<Function>,
     controllers: HashMap<ExchangeId, AbortController>,
     outcomes: HashMap<OpId, Result<OpResult, McpError>>,
     waiters: HashMap<OpId, Function>,
@@ -65,8 +72,6 @@ struct Inner {
     /// The connection's DPoP key (RFC 9449; made when a server first wants DPoP): a
     /// non-extractable WebCrypto P-256 private key and its public coordinates.
     dpop_key: Option<(JsValue, PublicKey)>,
-    /// The MCP server's latest `DPoP-Nonce` (§9).
-    dpop_nonce: Option<String>,
 }
 
 /// A connection to one MCP server over `fetch`. Cheap to clone (shared state).
@@ -324,7 +329,8 @@ async fn run_fetch(
     request: &HttpRequest,
     signal: &AbortSignal,
 ) -> Result<(), String> {
-    let signed = with_dpop_proof(inner, request)
+    let proof = inner.borrow().signin.proof_for(request);
+    let signed = with_proof(inner, request, proof)
         .await
         .map_err(|e| e.to_string())?;
     let response = send(signed.as_ref().unwrap_or(request), Some(signal)).await?;
@@ -343,12 +349,7 @@ async fn run_fetch(
         return Ok(());
     }
     let head = response_head(&response);
-    if let Some((_, n)) = head
-        .iter()
-        .find(|(k, _)| k.eq_ignore_ascii_case("dpop-nonce"))
-    {
-        inner.borrow_mut().dpop_nonce = Some(n.clone());
-    }
+    inner.borrow_mut().signin.observe_answer(&head);
     inner
         .borrow_mut()
         .client
@@ -434,6 +435,14 @@ pub struct AuthHooks {
     pub client_key: Option<JsValue>,
 }
 
+/// The host's hooks of [`AuthHooks`] (the authorizer goes to the [`SignIn`] policy).
+#[derive(Clone)]
+struct Hooks {
+    redirect: Function,
+    storage: Option<JsValue>,
+    client_key: Option<JsValue>,
+}
+
 /// `crypto.subtle.sign(ECDSA P-256 / SHA-256)` of `input` with `key`: the 64-byte `r ‖ s`
 /// signature a JWS ES256 carries (WebCrypto's own format). `what` names the signature in the
 /// one-line refusal ("the client assertion", "a DPoP proof").
@@ -512,46 +521,30 @@ async fn dpop_key(inner: &Rc<RefCell<Inner>>) -> Result<(JsValue, PublicKey), Mc
     Ok(key)
 }
 
-/// A signed DPoP proof (RFC 9449 §4) for one request; the core builds what is signed.
-async fn dpop_proof(
-    inner: &Rc<RefCell<Inner>>,
-    method: &str,
-    url: &str,
-    access_token: Option<&str>,
-    nonce: Option<&str>,
-) -> Result<String, McpError> {
+/// A signed DPoP proof (RFC 9449 §4) for one request; the core says what it covers.
+async fn dpop_proof(inner: &Rc<RefCell<Inner>>, proof: &ProofRequest) -> Result<String, McpError> {
     let (key, public) = dpop_key(inner).await?;
     let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
     let jti = b64.encode(&random_entropy()?[..16]);
     let now = (js_sys::Date::now() / 1000.0) as u64;
-    let input = dpop::proof_input(&public, method, url, now, &jti, access_token, nonce);
+    let input = proof.signing_input(&public, now, &jti);
     let signature = sign_es256(&key, &input, "a DPoP proof").await?;
     Ok(format!("{input}.{}", b64.encode(signature)))
 }
 
-/// A request whose `Authorization` uses the `DPoP` scheme gets its proof, with the server's
-/// latest nonce (§7.1).
-async fn with_dpop_proof(
+/// `request` with its DPoP proof when the core says it needs one.
+async fn with_proof(
     inner: &Rc<RefCell<Inner>>,
     request: &HttpRequest,
+    proof: Option<ProofRequest>,
 ) -> Result<Option<HttpRequest>, McpError> {
-    let Some(token) = request
-        .header(AUTHORIZATION)
-        .and_then(|h| h.strip_prefix("DPoP "))
-    else {
+    let Some(proof) = proof else {
         return Ok(None);
     };
-    let nonce = inner.borrow().dpop_nonce.clone();
-    let proof = dpop_proof(
-        inner,
-        request.method.as_str(),
-        &request.url,
-        Some(token),
-        nonce.as_deref(),
-    )
-    .await?;
     let mut signed = request.clone();
-    signed.headers.push(("DPoP".into(), proof));
+    signed
+        .headers
+        .push(("DPoP".into(), dpop_proof(inner, &proof).await?));
     Ok(Some(signed))
 }
 
@@ -578,7 +571,7 @@ fn random_entropy() -> Result<[u8; ENTROPY_BYTES], McpError> {
 async fn fetch_all(request: &HttpRequest) -> Result<(u16, Vec<(String, String)>, Vec<u8>), String> {
     let response = send(request, None).await?;
     let head = response_head(&response);
-    let too_large = super::headers::header_value(&head, "content-length")
+    let too_large = header_value(&head, "content-length")
         .and_then(|v| v.trim().parse::<usize>().ok())
         .is_some_and(|n| n > MAX_AUTH_BODY_BYTES);
     if too_large {
@@ -596,46 +589,36 @@ async fn settled(value: Result<JsValue, JsValue>) -> Result<JsValue, JsValue> {
 }
 
 /// Drives one authorization flow: requests over `fetch`, the authorization URL to the host's
-/// `redirect` hook. Everything it decides is the core's (`mcp::auth::Flow`).
+/// `redirect` hook. Everything it decides is the core's (`mcp::auth::Flow`, `mcp::signin`).
 async fn drive_flow(
     inner: &Rc<RefCell<Inner>>,
     flow: &mut Flow,
-    redirect: &Function,
-    client_key: Option<&JsValue>,
+    hooks: &Hooks,
 ) -> Result<Tokens, McpError> {
     loop {
         match flow.step() {
-            Step::Send(mut request) if flow.dpop_proof().is_some() => {
-                let nonce = flow.dpop_proof().flatten().map(str::to_string);
-                let proof = dpop_proof(
-                    inner,
-                    request.method.as_str(),
-                    &request.url,
-                    None,
-                    nonce.as_deref(),
-                )
-                .await?;
-                request.headers.push(("DPoP".into(), proof));
+            Step::Send(request) => {
+                let proof = flow_proof(flow, &request);
+                let request = with_proof(inner, &request, proof).await?.unwrap_or(request);
                 match fetch_all(&request).await {
                     Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
                     Err(detail) => flow.handle_network_error(&detail),
                 }
             }
             Step::Sign => {
-                let input = flow.signing_input((js_sys::Date::now() / 1000.0) as u64);
-                let key = client_key.ok_or_else(|| McpError::Authorization {
-                    message: "the client assertion could not be signed (no client key given)"
-                        .into(),
-                })?;
-                flow.handle_signature(&sign_es256(key, &input, "the client assertion").await?);
+                let now = (js_sys::Date::now() / 1000.0) as u64;
+                let input = assertion_input(flow, now, hooks.client_key.is_some())?;
+                if let Some(key) = &hooks.client_key {
+                    flow.handle_signature(&sign_es256(key, &input, "the client assertion").await?);
+                }
             }
-            Step::Send(request) => match fetch_all(&request).await {
-                Ok((status, headers, body)) => flow.handle_response(status, &headers, &body),
-                Err(detail) => flow.handle_network_error(&detail),
-            },
             Step::Redirect(url) => {
-                let answer =
-                    settled(redirect.call1(&JsValue::NULL, &JsValue::from_str(&url))).await;
+                let answer = settled(
+                    hooks
+                        .redirect
+                        .call1(&JsValue::NULL, &JsValue::from_str(&url)),
+                )
+                .await;
                 let callback = answer.ok().and_then(|v| {
                     v.as_string().or_else(|| {
                         // A URL object.
@@ -649,14 +632,7 @@ async fn drive_flow(
                             .flatten()
                     })
                 });
-                match callback {
-                    Some(c) => flow.handle_callback(&c),
-                    None => {
-                        return Err(McpError::Authorization {
-                            message: "the sign-in window was closed or gave no answer".into(),
-                        })
-                    }
-                }
+                callback_answered(flow, callback.as_deref())?;
             }
             Step::Done(tokens) => return Ok(*tokens),
             Step::Failed(e) => return Err(e),
@@ -681,8 +657,9 @@ impl FetchClient {
             inner: Rc::new(RefCell::new(Inner {
                 client,
                 config,
-                auth: None,
-                signing_in: None,
+                signin: SignIn::new(),
+                hooks: None,
+                sign_in_waiters: Vec::new(),
                 controllers: HashMap::new(),
                 outcomes: HashMap::new(),
                 waiters: HashMap::new(),
@@ -692,7 +669,6 @@ impl FetchClient {
                 on_elicitation: None,
                 timer: None,
                 dpop_key: None,
-                dpop_nonce: None,
             })),
         })
     }
@@ -715,162 +691,116 @@ impl FetchClient {
     }
 
     /// Gives the host's sign-in hooks (before `connect`); tokens the authorizer already holds
-    /// (restored from the host's storage) are used from the first request.
+    /// (restored from the host's storage) are used from the first request
+    /// ([`SignIn::set_authorizer`]).
     pub fn set_auth(&self, hooks: AuthHooks) {
+        let AuthHooks {
+            authorizer,
+            redirect,
+            storage,
+            client_key,
+        } = hooks;
         let mut i = self.inner.borrow_mut();
-        // A stored DPoP-bound token is useless without the key of the connection it was bound to.
-        let bound = hooks.authorizer.tokens().is_some_and(|t| t.dpop);
-        if let Some(token) = hooks.authorizer.access_token().filter(|_| !bound) {
-            if i.config.token.is_none() {
-                i.config.token = Some(token.to_string());
-                i.client.set_token(Some(token.to_string()));
+        let Inner {
+            client,
+            config,
+            signin,
+            ..
+        } = &mut *i;
+        signin.set_authorizer(authorizer, client, config);
+        i.hooks = Some(Hooks {
+            redirect,
+            storage,
+            client_key,
+        });
+    }
+
+    /// Waits until the running sign-in ends ([`AfterFailure::WaitThenRetry`]).
+    async fn wait_for_sign_in(&self) {
+        let inner = self.inner.clone();
+        let promise = Promise::new(&mut |resolve, _reject| {
+            let mut i = inner.borrow_mut();
+            if i.signin.is_running() {
+                i.sign_in_waiters.push(resolve);
+            } else {
+                let _ = resolve.call0(&JsValue::NULL);
             }
-        }
-        i.auth = Some(hooks);
+        });
+        let _ = JsFuture::from(promise).await;
     }
 
-    /// After an operation failed with `error`: signs in when it is a 401 or a 403
-    /// `insufficient_scope` and the host gave hooks (the core decides whether and how often).
-    /// `Ok(true)`: run the operation again with the new token.
-    async fn sign_in(&self, error: &McpError, attempt: u32) -> Result<bool, McpError> {
-        if !Authorizer::wants(error) || self.inner.borrow().auth.is_none() {
-            return Ok(false);
-        }
-        if self.inner.borrow().signing_in.is_some() {
-            // Another operation is signing in: wait for it, then retry with its token.
-            let inner = self.inner.clone();
-            let promise = Promise::new(&mut |resolve, _reject| {
-                if let Some(waiters) = inner.borrow_mut().signing_in.as_mut() {
-                    waiters.push(resolve);
-                } else {
-                    let _ = resolve.call0(&JsValue::NULL);
-                }
-            });
-            let _ = JsFuture::from(promise).await;
-            return Ok(attempt + 1 < super::auth::MAX_FLOWS_PER_OPERATION);
-        }
-        self.inner.borrow_mut().signing_in = Some(Vec::new());
-        let outcome = self.sign_in_now(attempt).await;
-        let waiters = self
-            .inner
-            .borrow_mut()
-            .signing_in
-            .take()
-            .unwrap_or_default();
-        for w in waiters {
-            let _ = w.call0(&JsValue::NULL);
-        }
-        outcome
-    }
-
-    /// One sign-in (see [`FetchClient::sign_in`]).
-    async fn sign_in_now(&self, attempt: u32) -> Result<bool, McpError> {
-        let challenge = self.inner.borrow_mut().client.take_auth_challenge();
-        let (status, header) = challenge.unwrap_or((401, None));
-        let entropy = random_entropy()?;
-        let (mut flow, redirect, client_key) = {
-            let mut i = self.inner.borrow_mut();
-            let Some(a) = i.auth.as_mut() else {
-                return Ok(false);
-            };
-            let flow = a
-                .authorizer
-                .begin(status, header.as_deref(), attempt, &entropy)?;
-            (flow, a.redirect.clone(), a.client_key.clone())
+    /// Runs the sign-in `flow` ([`AfterFailure::SignIn`]), hands its outcome to the core, keeps
+    /// the tokens in the host's storage, and wakes the operations that wait for it.
+    async fn sign_in(&self, mut flow: Flow, tries: &mut Tries) -> Result<(), McpError> {
+        let hooks = self.inner.borrow().hooks.clone();
+        let outcome = match &hooks {
+            Some(hooks) => drive_flow(&self.inner, &mut flow, hooks).await,
+            None => Err(McpError::Authorization {
+                message: "the sign-in was driven out of order".into(),
+            }),
         };
-        let tokens = drive_flow(&self.inner, &mut flow, &redirect, client_key.as_ref()).await?;
-        let saved = {
+        let signed = {
             let mut i = self.inner.borrow_mut();
             let Inner {
                 client,
-                auth,
                 config,
+                signin,
                 ..
             } = &mut *i;
-            let Some(a) = auth.as_mut() else {
-                return Ok(false);
-            };
-            let dpop = tokens.dpop;
-            a.authorizer.complete(tokens);
-            let token = a.authorizer.access_token().map(str::to_string);
-            if client.server_info().is_none() {
-                // The handshake itself was refused: a new client, with the token from the start.
-                let mut c = config.clone();
-                c.token = token;
-                *client = Client::new(c)?;
-            } else {
-                client.set_token(token);
-            }
-            client.set_token_dpop(dpop);
-            let json = a
-                .authorizer
-                .tokens()
-                .and_then(|t| serde_json::to_string(t).ok());
-            a.storage
-                .clone()
-                .zip(json)
-                .map(|(s, j)| (s, config.url.clone(), j))
+            signin.finish(outcome, tries, client, config)
         };
-        if let Some((storage, key, json)) = saved {
-            let set = Reflect::get(&storage, &JsValue::from_str("set"))
-                .ok()
-                .and_then(|f| f.dyn_into::<Function>().ok());
-            if let Some(set) = set {
-                // A storage that fails does not undo the sign-in: the tokens stay in memory.
-                let stored = set.call2(
-                    &storage,
-                    &JsValue::from_str(&key),
-                    &JsValue::from_str(&json),
-                );
-                let _ = settled(stored).await;
+        if let Ok(signed) = &signed {
+            let storage = hooks.and_then(|h| h.storage);
+            let key = self.inner.borrow().config.url.clone();
+            if let (Some(storage), Some(json)) = (storage, &signed.tokens_json) {
+                let set = Reflect::get(&storage, &JsValue::from_str("set"))
+                    .ok()
+                    .and_then(|f| f.dyn_into::<Function>().ok());
+                if let Some(set) = set {
+                    // A storage that fails does not undo the sign-in: the tokens stay in memory.
+                    let stored =
+                        set.call2(&storage, &JsValue::from_str(&key), &JsValue::from_str(json));
+                    let _ = settled(stored).await;
+                }
             }
         }
-        Ok(true)
-    }
-
-    /// Whether the last refusal was a 401 `use_dpop_nonce` with a new nonce (taken: the operation
-    /// is retried, the client ready to connect again when it was the handshake).
-    fn dpop_nonce_asked(&self) -> bool {
-        let mut i = self.inner.borrow_mut();
-        let asked = match i.client.peek_auth_challenge() {
-            Some((401, Some(h))) => super::auth::challenge::parse(h)
-                .is_some_and(|c| c.dpop && c.error.as_deref() == Some("use_dpop_nonce")),
-            _ => false,
-        };
-        if !asked || i.dpop_nonce.is_none() {
-            return false;
+        let waiters = std::mem::take(&mut self.inner.borrow_mut().sign_in_waiters);
+        for w in waiters {
+            let _ = w.call0(&JsValue::NULL);
         }
-        i.client.take_auth_challenge();
-        let token = i.client.token().map(str::to_string);
-        i.client.set_token(token);
-        true
+        signed.map(|_| ())
     }
 
-    /// Starts an operation with `start` and waits for it, signing in and starting it again when
-    /// the server asks for authorization. `started` sees each operation id.
+    /// Starts an operation with `start` and waits for it; when it fails, does what the core's
+    /// sign-in policy says ([`SignIn::after_failure`]). `started` sees each operation id.
     async fn run(
         &self,
         start: &dyn Fn(&mut Client, u64) -> OpId,
         started: &dyn Fn(OpId),
     ) -> Result<OpResult, McpError> {
-        let mut attempt = 0;
-        let mut nonce_retry_used = false;
+        let mut tries = Tries::default();
         loop {
             let op = start(&mut self.inner.borrow_mut().client, now_ms());
             started(op);
             let outcome = self.wait(op).await;
-            if outcome.is_err() && !nonce_retry_used && self.dpop_nonce_asked() {
-                // RFC 9449 §9: the server wants its nonce in the proof: once more, with it.
-                nonce_retry_used = true;
-                continue;
-            }
-            if let Err(e) = &outcome {
-                if self.sign_in(e, attempt).await? {
-                    attempt += 1;
-                    continue;
+            let Err(error) = &outcome else {
+                return outcome;
+            };
+            let next = {
+                let mut i = self.inner.borrow_mut();
+                let Inner { client, signin, .. } = &mut *i;
+                signin.after_failure(&mut tries, client, error, random_entropy)?
+            };
+            match next {
+                AfterFailure::Fail => return outcome,
+                AfterFailure::Retry => {}
+                AfterFailure::WaitThenRetry => self.wait_for_sign_in().await,
+                AfterFailure::WaitThenFail => {
+                    self.wait_for_sign_in().await;
+                    return outcome;
                 }
+                AfterFailure::SignIn(flow) => self.sign_in(*flow, &mut tries).await?,
             }
-            return outcome;
         }
     }
 

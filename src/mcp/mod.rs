@@ -1,11 +1,12 @@
 //! MCP Streamable HTTP client, sans-I/O: the protocol core that the fetch transport (and the native
 //! tests) drive. No I/O, no clocks, no `wasm_bindgen` outside `fetch`.
 //!
-//! - [`sse`]: incremental `text/event-stream` decoder.
-//! - [`jsonrpc`]: JSON-RPC 2.0 messages.
-//! - [`version`]: protocol revisions and negotiation.
+//! The wire formats (SSE, JSON-RPC), the URL check and the sanitiser it reads are the bottom
+//! layer's ([`crate::wire`]).
+//!
+//! - [`revisions`]: the protocol revisions we speak.
+//! - [`version`]: protocol negotiation and the era the host asked for.
 //! - [`headers`]: the HTTP request type and header names.
-//! - [`endpoint`]: URL checks (HTTPS unless loopback).
 //! - [`param_headers`]: 2026-07-28 `x-mcp-header` → `Mcp-Param-*` headers.
 //! - [`session`]: negotiated state and request building.
 //! - [`body`]: response body reading with a byte cap.
@@ -14,6 +15,8 @@
 //! - [`elicit`]: elicitation forms (defaults, answers).
 //! - [`client`]: the state machine.
 //! - [`auth`]: the authorization flow (OAuth 2.1 + PKCE: metadata discovery, registration, tokens).
+//! - [`signin`]: the sign-in and retry policy of a connection (which failed operation signs in,
+//!   waits or is retried; DPoP nonces and proofs).
 //! - `fetch` (wasm32 only): the transport on the global `fetch`.
 //!
 //! Driving the core (what `fetch` does, and what the tests do with sockets or recordings):
@@ -51,15 +54,14 @@ pub mod body;
 pub mod call;
 pub mod client;
 pub mod elicit;
-pub mod endpoint;
 pub mod errors;
 #[cfg(target_arch = "wasm32")]
 pub mod fetch;
 pub mod headers;
-pub mod jsonrpc;
 pub mod param_headers;
+pub mod revisions;
 pub mod session;
-pub mod sse;
+pub mod signin;
 pub mod version;
 
 pub use client::{CallOptions, Client, Config, Event, ExchangeId, OpId, OpResult, ServerInfo};

@@ -2,9 +2,10 @@
 
 use serde_json::{json, Value};
 
-use super::endpoint::Endpoint;
 use super::headers::{self, HttpRequest, Method};
-use super::version::{sends_version_header, Era};
+use super::revisions::sends_version_header;
+use super::version::Era;
+use crate::wire::endpoint::Endpoint;
 
 /// `_meta` key of the protocol version (modern era).
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";

@@ -1,19 +1,12 @@
-//! MCP protocol revisions: which we speak, how a legacy `initialize` answer and a modern -32022 error are
-//! negotiated, and which protocol era the host asked for.
+//! MCP protocol negotiation: how a legacy `initialize` answer and a modern -32022 error are
+//! negotiated against the revisions we speak ([`super::revisions`]), and which protocol era the
+//! host asked for.
+
+use serde_json::Value;
 
 use super::errors::McpError;
-
-/// The newest legacy revision, offered in `initialize`.
-pub const LEGACY_OFFER: &str = "2025-11-25";
-
-/// Legacy (initialize-handshake) revisions we accept in a server's `initialize` answer, newest first.
-pub const LEGACY_SUPPORTED: [&str; 4] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// The stateless (modern era) revision we speak.
-pub const MODERN: &str = "2026-07-28";
-
-/// Modern revisions we can speak, newest first.
-pub const MODERN_SUPPORTED: [&str; 1] = [MODERN];
+use super::revisions::{LEGACY_SUPPORTED, MODERN_SUPPORTED};
+use crate::wire::jsonrpc::RpcError;
 
 /// Which protocol era the host asked for.
 ///
@@ -66,11 +59,6 @@ pub fn accept_legacy(answer: &str) -> Result<&'static str, McpError> {
         })
 }
 
-/// Whether a revision needs the `MCP-Protocol-Version` header (2025-06-18 and later).
-pub fn sends_version_header(version: &str) -> bool {
-    version >= "2025-06-18"
-}
-
 /// The newest modern revision in `supported` (from a -32022 error's data) that we also speak.
 pub fn mutual_modern(supported: &[String]) -> Option<&'static str> {
     MODERN_SUPPORTED
@@ -97,4 +85,27 @@ pub fn has_mutual_legacy(supported: &[String]) -> bool {
     LEGACY_SUPPORTED
         .iter()
         .any(|v| supported.iter().any(|s| s == v))
+}
+
+/// The versions a -32022 error lists in `data.supported` (or `data.supportedVersions`).
+pub fn supported_in(e: &RpcError) -> Vec<String> {
+    version_list(
+        e.data
+            .as_ref()
+            .and_then(|d| d.get("supported").or_else(|| d.get("supportedVersions"))),
+    )
+}
+
+/// The protocol versions a server lists (`supportedVersions`, or -32022's `data.supported`):
+/// the strings of a JSON array, empty when absent or not an array.
+pub fn version_list(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use super::molecule::{residue_name, PackMolecule};
 use super::transfer;
 use crate::contract::structure::Structure;
+use crate::pack::PackControl;
 
 /// Builds the structure of `counts[k]` copies of `molecules[k]`, in order, from packed positions
 /// (one `[x, y, z]` per atom, species then copies then template atoms; taken, not copied).
@@ -271,6 +272,17 @@ pub fn plain_number(x: f64) -> String {
     crate::contract::validate::format_f64(rounded)
 }
 
+/// Progress of the last phase, assembling and writing a result of `atoms` atoms: "writing N
+/// atoms" at fraction 1 (a large result takes a second or more in wasm after packing ends).
+pub fn report_writing(control: &PackControl, atoms: usize) {
+    if let Some(progress) = control.progress {
+        progress(
+            1.0,
+            &format!("writing {} atoms", crate::pack::grouped(atoms)),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,5 +327,129 @@ mod tests {
             assert_eq!(bytes, serde_json::to_vec(&result.wire()).unwrap());
             assert_eq!(beats.get(), 1);
         }
+    }
+}
+
+/// The transfer ([`transfer`]) of a result reads on the page as its JSON bytes do: the two ways a
+/// [`ToolResult`] is written, through the one reader of each.
+#[cfg(test)]
+mod transfer_tests {
+    use super::transfer::{encode_json, interpret, DAMAGED};
+    use super::{call_result, tool_error, ToolResult};
+    use crate::contract::marker::Marker;
+    use crate::contract::result::{self, Interpreted, ResultLimits};
+    use crate::contract::structure::{StringColumn, Structure};
+
+    /// liquid_box's marker.
+    fn marker() -> Marker {
+        let list = crate::contract::discovery::parse_tool_list(
+            &crate::offline::definitions::tools_list(),
+            None,
+        );
+        list.unwrap().buttons[0].marker.clone()
+    }
+
+    /// Both ways to the page: (transfer's outcome, refused), (JSON bytes' outcome, refused).
+    fn both(result: &ToolResult) -> [(Result<Interpreted, String>, bool); 2] {
+        let limits = ResultLimits::default();
+        let json = result.to_bytes();
+        let from_json = result::interpret_call_bytes("t", &marker(), &json, &limits);
+        let refused = from_json.is_err() && result::is_refusal_bytes(&json);
+        [
+            interpret("t", &marker(), &result.to_transfer().as_slice(), &limits),
+            (from_json, refused),
+        ]
+    }
+
+    fn structure() -> Structure {
+        let mut names = StringColumn::new();
+        for name in ["WAT", "WAT", "WAT", "NA"] {
+            names.push(name);
+        }
+        Structure {
+            elements: vec![8, 1, 1, 11],
+            positions: vec![
+                0.1, 0.2, 0.3, 1.0, 0.2, 0.3, -0.1, 1.1, 0.3, 5.0, 5.0, 1e-300,
+            ],
+            cell: Some([10.0, 0.0, 0.0, 0.0, 10.0, 0.0, 0.0, 0.0, 10.0]),
+            bonds: vec![[0, 1], [0, 2]],
+            bond_orders: Some(vec![1, 2]),
+            molecules: Some(vec![0, 0, 0, 1]),
+            residue_names: Some(names),
+            residue_ids: Some(vec![1, 1, 1, -(1 << 52)]),
+            ..Structure::default()
+        }
+    }
+
+    #[test]
+    fn a_transfer_reads_as_the_json_bytes_do() {
+        let mut cases = vec![structure(), Structure::default()];
+        let mut bare = structure();
+        (bare.cell, bare.bond_orders, bare.molecules) = (None, None, None);
+        (bare.residue_names, bare.residue_ids) = (None, None);
+        cases.push(bare);
+        // Every other field too.
+        let mut full = structure();
+        full.formal_charges = Some(vec![0, 0, 0, 1]);
+        full.chain_ids = Some(vec!["A".into(), "A".into(), "A".into(), "B".into()]);
+        full.atom_names = full.residue_names.clone();
+        full.scalars = Some([("q".to_string(), vec![0.5, -0.25, -0.25, 1.0])].into());
+        cases.push(full);
+        let mut bad = structure();
+        bad.chain_ids = Some(vec!["AB".into(); 4]);
+        cases.push(bad);
+        // §5.1 refusals come out word for word: a bad element, a bond out of range.
+        let mut bad = structure();
+        bad.elements[3] = 0;
+        cases.push(bad);
+        let mut bad = structure();
+        bad.bonds[1] = [0, 9];
+        cases.push(bad);
+        let seeds = [7, (1 << 53) + 1, u64::MAX];
+        for (k, s) in cases.into_iter().enumerate() {
+            let seed = seeds[k % seeds.len()];
+            let result = call_result("water", "Packed.", s, &["dense".to_string()], seed);
+            let bytes = result.to_transfer();
+            assert_eq!(bytes.len(), bytes.capacity(), "written into its exact size");
+            let [transfer, json] = both(&result);
+            assert_eq!(transfer, json);
+        }
+        // A tool error: the same line, refused.
+        let error = serde_json::to_vec(&tool_error("No.")).unwrap();
+        let (outcome, refused) = interpret(
+            "t",
+            &marker(),
+            &encode_json(&error).as_slice(),
+            &ResultLimits::default(),
+        );
+        assert_eq!(outcome, Err("No.".to_string()));
+        assert!(refused);
+    }
+
+    #[test]
+    fn a_damaged_transfer_is_one_line_never_a_panic() {
+        let bytes = call_result("water", "Packed.", structure(), &[], 7).to_transfer();
+        let limits = ResultLimits::default();
+        let read = |b: &[u8]| interpret("t", &marker(), &b, &limits);
+        assert!(read(&bytes).0.is_ok());
+        for n in 0..bytes.len() {
+            assert!(read(&bytes[..n]).0.is_err(), "cut at {n}");
+        }
+        // Every byte changed in turn: an error or a result that passed the checks.
+        for i in 0..bytes.len() {
+            let mut b = bytes.clone();
+            b[i] ^= 0xA5;
+            if let (Err(e), _) = read(&b) {
+                assert!(!e.contains('\n'), "{e}");
+            }
+        }
+        let mut b = bytes.clone();
+        b[0] = b'{';
+        assert_eq!(read(&b).0, Err(DAMAGED.to_string()));
+        // A residue name index past its table.
+        let at = bytes.len() - 8 * 4 - 4 * 4 - 4;
+        let mut b = bytes.clone();
+        b[at..at + 4].copy_from_slice(&7u32.to_le_bytes());
+        assert_eq!(read(&b).0, Err(DAMAGED.to_string()));
     }
 }

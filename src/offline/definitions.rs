@@ -70,7 +70,7 @@ pub fn liquid_box() -> Value {
     json!({
         "name": "liquid_box",
         "title": "Liquid box",
-        "description": "Fill a periodic box with molecules at a target density, in this page with no server. Give each component and its number of copies; the box is sized so that the mixture has the requested density (g/cm³), and every atom of one molecule is at least the minimum distance from every atom of another, across periodic boundaries.",
+        "description": "Fill a periodic box with a random packing of molecules at a target density, in this page with no server: centres and orientations at random (no lattice), then moved apart until every atom of one molecule is at least the minimum distance from every atom of another, across periodic boundaries. Give each component and its number of copies; the box is sized so that the mixture has the requested density (g/cm³). The result is a liquid-like starting structure, not an equilibrated liquid: relax it (minimisation, molecular dynamics) before reading properties from it.",
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -112,7 +112,7 @@ pub fn solvate() -> Value {
     json!({
         "name": "solvate",
         "title": "Solvate",
-        "description": "Fill the empty space of the open structure's cell with solvent molecules, in this page with no server. The number of solvent molecules is chosen so that the solvent has the requested density (g/cm³) in the part of the cell not taken by the existing atoms' van der Waals spheres. Only the added solvent is returned; the open structure is not changed. Needs an orthorhombic cell.",
+        "description": "Fill the empty space of the open structure's cell with a random packing of solvent molecules (centres and orientations at random, no lattice; every solvent atom at least the minimum distance from the other molecules and the structure's atoms), in this page with no server. The number of solvent molecules is chosen so that the solvent has the requested density (g/cm³) in the part of the cell not taken by the existing atoms' van der Waals spheres. Only the added solvent is returned; the open structure is not changed. Needs an orthorhombic cell.",
         "inputSchema": {
             "type": "object",
             "properties": {

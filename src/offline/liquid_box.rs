@@ -3,12 +3,14 @@
 
 use serde_json::Value;
 
-use super::assemble::{call_result, one_decimal, packed_structure, plain_number, ToolResult};
+use super::assemble::{
+    call_result, one_decimal, packed_structure, plain_number, report_writing, ToolResult,
+};
 use super::here::{fits, Place};
 use super::molecule::{read_molecule, PackMolecule};
-use super::CommonArgs;
-use crate::contract::structure::MAX_ATOMS;
+use super::packing::{self, CommonArgs};
 use crate::pack::{PackControl, Species};
+use crate::wire::caps::MAX_ATOMS;
 
 /// Avogadro's number × 1e-24 (cm³ per Å³): g/mol ÷ (g/cm³ × this) = Å³ per mole of molecules.
 pub const AVOGADRO_PER_A3: f64 = 0.602_214_076;
@@ -79,10 +81,23 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         })
         .collect();
     let mut outcome = common.pack(species, lengths, Vec::new(), control)?;
+    let per_species: Vec<(usize, usize)> = molecules
+        .iter()
+        .zip(&counts)
+        .map(|(m, &c)| (m.template.elements.len(), c))
+        .collect();
+    let volume = lengths[0] * lengths[1] * lengths[2];
+    let ordered = packing::order_warning(
+        &outcome.positions,
+        &per_species,
+        lengths,
+        volume,
+        outcome.packing_fraction,
+    );
     let cell = [
         lengths[0], 0.0, 0.0, 0.0, lengths[1], 0.0, 0.0, 0.0, lengths[2],
     ];
-    super::report_writing(control, outcome.positions.len());
+    report_writing(control, outcome.positions.len());
     let structure = packed_structure(
         &molecules,
         &counts,
@@ -107,12 +122,14 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         .map(|m| m.name.as_str())
         .collect::<Vec<_>>()
         .join("-");
-    let summary = super::summary_with_density(summary, &outcome);
+    let summary = packing::summary_with_density(summary, &outcome);
+    let mut warnings = packing::outcome_warnings(&outcome, tolerance);
+    warnings.extend(ordered);
     Ok(call_result(
         &name,
         &summary,
         structure,
-        &super::outcome_warnings(&outcome, tolerance),
+        &warnings,
         common.seed,
     ))
 }

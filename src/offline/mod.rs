@@ -6,9 +6,11 @@
 pub mod assemble;
 pub mod definitions;
 pub mod here;
+pub mod judged;
 pub mod liquid_box;
 pub mod molecule;
 pub mod pace;
+pub mod packing;
 pub mod polymer;
 pub mod solvate;
 pub mod transfer;
@@ -19,16 +21,14 @@ use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
 use crate::contract::validate::{compiled, entry_argument_problems, Compiled};
-use crate::pack::{pack, PackControl, PackError, PackOutcome, PackProblem, Species};
+use crate::pack::PackControl;
 
+use assemble::report_writing;
 use here::NOT_HERE;
 pub use here::{Place, HERE_MAX_ATOMS};
 
 /// `serverInfo` of the offline tools.
 pub const SERVER_NAME: &str = "megane-builder-client (offline)";
-
-/// The packer's iteration budget for an offline call.
-pub const MAX_ITERATIONS: usize = 20_000;
 
 /// Calls an offline tool: arguments are checked against the tool's own schema first, then the tool
 /// runs. Always a CallToolResult JSON value; failures a user can fix are `isError` results.
@@ -41,7 +41,7 @@ pub fn call_tool(name: &str, arguments: &Value, control: &PackControl) -> Value 
 
 /// [`call_tool`] as the CallToolResult's JSON bytes, written straight from the typed result (no
 /// JSON value tree of the structure is built; the Worker hands [`call_tool_transfer`] instead).
-/// A successful result reports progress "writing N atoms" (fraction 1, [`report_writing`]) every few
+/// A successful result reports progress "writing N atoms" (fraction 1, [`assemble::report_writing`]) every few
 /// MB of the writing passes and between them; the packing tools also report it before assembling
 /// the structure.
 pub fn call_tool_bytes(name: &str, arguments: &Value, control: &PackControl) -> Vec<u8> {
@@ -91,17 +91,6 @@ fn transfer_of(outcome: Result<assemble::ToolResult, String>, control: &PackCont
     }
 }
 
-/// Progress of the last phase, assembling and writing a result of `atoms` atoms: "writing N
-/// atoms" at fraction 1 (a large result takes a second or more in wasm after packing ends).
-pub fn report_writing(control: &PackControl, atoms: usize) {
-    if let Some(progress) = control.progress {
-        progress(
-            1.0,
-            &format!("writing {} atoms", crate::pack::grouped(atoms)),
-        );
-    }
-}
-
 /// The schema entries (validator and form) of `liquid_box`, `solvate` and `polymer_chain`'s
 /// `inputSchema`s, made on the first call and kept: a call neither rebuilds a definition nor
 /// looks its schema up. Held here, they outlive the validator cache's least-recently-used drops.
@@ -138,86 +127,4 @@ fn run_tool(
         "polymer_chain" => polymer::run(arguments, control, place),
         _ => solvate::run(arguments, control, place),
     }
-}
-
-/// The arguments both offline tools take.
-struct CommonArgs {
-    seed: u64,
-    /// g/cm³ (default 1).
-    density: f64,
-    /// Minimum distance between molecules, Å (default 2).
-    tolerance: f64,
-}
-
-impl CommonArgs {
-    /// Reads them from schema-checked arguments, with the schemas' defaults.
-    fn read(args: &Value) -> Result<CommonArgs, String> {
-        let number_or =
-            |key: &str, default: f64| args.get(key).and_then(Value::as_f64).unwrap_or(default);
-        Ok(CommonArgs {
-            seed: args
-                .get("seed")
-                .and_then(Value::as_u64)
-                .ok_or("Seed is required.")?,
-            density: number_or("density", 1.0),
-            tolerance: number_or("tolerance", 2.0),
-        })
-    }
-
-    /// Packs `species` in an orthorhombic box of `box_lengths` Å around `fixed` atoms with this seed
-    /// and tolerance. A cancelled run is the error `Cancelled.`; a refusal says what to change.
-    fn pack(
-        &self,
-        species: Vec<Species>,
-        box_lengths: [f64; 3],
-        fixed: Vec<[f64; 3]>,
-        control: &PackControl,
-    ) -> Result<PackOutcome, String> {
-        let problem = PackProblem {
-            species,
-            box_lengths,
-            fixed,
-            tolerance: self.tolerance,
-            seed: self.seed,
-            max_iterations: MAX_ITERATIONS,
-        };
-        let outcome = pack(&problem, control).map_err(|e| pack_error_message(&e))?;
-        if outcome.cancelled {
-            return Err("Cancelled.".to_string());
-        }
-        Ok(outcome)
-    }
-}
-
-/// A packing refusal in words that say what to change.
-fn pack_error_message(error: &PackError) -> String {
-    match error {
-        PackError::Infeasible(m) => format!("These molecules cannot be packed this densely: {m}"),
-        PackError::InvalidInput(m) | PackError::TooLarge(m) => format!("Cannot pack: {m}"),
-    }
-}
-
-/// The summary, with a word on density when a dense problem converged (§5: information, not a
-/// warning; a dense run that did not converge says so in its warnings instead).
-fn summary_with_density(summary: String, outcome: &PackOutcome) -> String {
-    if outcome.converged && outcome.packing_fraction > crate::pack::feasibility::WARN_FRACTION {
-        format!(
-            "{summary} Densely packed: spheres of half the minimum distance around the atoms fill {:.0} % of the box, and every pair keeps the minimum distance.",
-            100.0 * outcome.packing_fraction
-        )
-    } else {
-        summary
-    }
-}
-
-/// The packer's warnings plus an honest one when the tolerance was not met.
-fn outcome_warnings(outcome: &PackOutcome, tolerance: f64) -> Vec<String> {
-    let mut warnings = outcome.warnings.clone();
-    if !outcome.converged && !warnings.iter().any(|w| w.contains("minimum distance")) {
-        warnings.push(format!(
-            "The packer reached its budget; minimum distance {:.2} Å < tolerance {tolerance} Å ({} pairs too close).",
-            outcome.min_distance, outcome.offending_pairs
-        ));
-    }
-    warnings
 }

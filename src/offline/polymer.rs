@@ -38,8 +38,9 @@ use serde_json::Value;
 use super::assemble::{call_result, ToolResult};
 use super::here::{fits, Place};
 use super::molecule::{read_molecule, residue_name};
-use crate::contract::structure::{Structure, MAX_ATOMS};
+use crate::contract::structure::Structure;
 use crate::pack::PackControl;
+use crate::wire::caps::MAX_ATOMS;
 
 pub use unit::Monomer;
 pub use walk::{build_chain, contact_bound, Chain, CONTACT_FRACTION, HEAVY_MIN};

@@ -7,14 +7,15 @@ use rand_chacha::ChaCha8Rng;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::assemble::{call_result, one_decimal, packed_structure, ToolResult};
+use super::assemble::{call_result, one_decimal, packed_structure, report_writing, ToolResult};
 use super::here::{fits, Place};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
-use super::CommonArgs;
+use super::packing::{self, CommonArgs};
 use crate::chem::elements::vdw_radius;
-use crate::contract::structure::{Structure, MAX_ATOMS};
+use crate::contract::structure::Structure;
 use crate::pack::{PackControl, Species};
+use crate::wire::caps::MAX_ATOMS;
 
 /// Points sampled (in all) to estimate the volume the document's van der Waals spheres take.
 pub const VOLUME_SAMPLES: usize = 100_000;
@@ -75,7 +76,14 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         count,
     }];
     let mut outcome = common.pack(species, lengths, fixed, control)?;
-    super::report_writing(control, outcome.positions.len());
+    let ordered = packing::order_warning(
+        &outcome.positions,
+        &[(solvent.template.elements.len(), count)],
+        lengths,
+        free,
+        outcome.packing_fraction,
+    );
+    report_writing(control, outcome.positions.len());
     let structure = packed_structure(
         std::slice::from_ref(&solvent),
         &[count],
@@ -90,14 +98,10 @@ pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResu
         one_decimal(lengths[2])
     );
     let name = format!("{}-solvent", solvent.name);
-    let summary = super::summary_with_density(summary, &outcome);
-    Ok(call_result(
-        &name,
-        &summary,
-        structure,
-        &super::outcome_warnings(&outcome, tolerance),
-        seed,
-    ))
+    let summary = packing::summary_with_density(summary, &outcome);
+    let mut warnings = packing::outcome_warnings(&outcome, tolerance);
+    warnings.extend(ordered);
+    Ok(call_result(&name, &summary, structure, &warnings, seed))
 }
 
 /// The edge lengths of an orthorhombic cell, or the one-line error for a skewed one.

@@ -20,7 +20,6 @@ use crate::contract::launch;
 use crate::contract::provenance::{self, ServerIdentity};
 use crate::contract::result::{self, ResultLimits};
 use crate::contract::structure::Structure;
-use crate::contract::timing::{call_deadline_ms, call_timeout_ms, progress_style, ProgressStyle};
 use crate::contract::validate::{
     validate_arguments as validate_against_schema, validate_with_document,
 };
@@ -28,6 +27,7 @@ use crate::contract::values::{self, FormContext};
 use crate::offline::here::HereDeadline;
 use crate::offline::pace::ProgressPace;
 use crate::offline::Place;
+use crate::wire::timing::{call_deadline_ms, call_timeout_ms, progress_style, ProgressStyle};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("types.d.ts");
@@ -490,7 +490,7 @@ pub fn parse_launch_fragment(hash: &str) -> Result<JsValue, JsError> {
 /// repeated).
 #[wasm_bindgen(js_name = checkServerUrl, unchecked_return_type = "UrlCheck")]
 pub fn check_server_url(url: &str) -> JsValue {
-    match crate::mcp::endpoint::Endpoint::parse(url) {
+    match crate::wire::endpoint::Endpoint::parse(url) {
         Ok(endpoint) => success("url", JsValue::from_str(&endpoint.url)),
         Err(error) => failure(&error.to_string()),
     }

@@ -18,15 +18,16 @@ use super::interop::{
 };
 use crate::contract::discovery::{parse_tool_list_with, refuse_call, SentSchemas, Toolbox};
 use crate::contract::result::{
-    interpret_call_bytes, interpret_call_prescanned, interpret_plain_bytes, PlainResult,
-    ResultLimits,
+    failure_kind, interpret_call_bytes, interpret_call_prescanned, interpret_plain_bytes,
+    Interpreted, PlainResult, ResultLimits,
 };
-use crate::contract::text::one_line;
+use crate::contract::seam::builder_failure;
 use crate::mcp::auth::{AuthConfig, Authorizer, EnterpriseIdp, Tokens};
 use crate::mcp::client::{CallOptions, Config, ServerInfo};
 use crate::mcp::errors::McpError;
 use crate::mcp::fetch::{AuthHooks, FetchClient};
 use crate::mcp::version::ProtocolChoice;
+use crate::wire::text::one_line;
 
 /// `clientInfo` override.
 #[derive(Debug, Default, Deserialize)]
@@ -407,6 +408,38 @@ impl ToolServerHandle {
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
         #[wasm_bindgen(unchecked_param_type = "CallOptions | null | undefined")] options: JsValue,
     ) -> Promise {
+        self.call_as(name, args, options, OutcomeShape::Core)
+    }
+
+    /// Lists the tools again (all pages) and returns the new toolbox.
+    #[wasm_bindgen(js_name = refreshTools, unchecked_return_type = "Promise<Toolbox | Failure>")]
+    pub fn refresh_tools(&self) -> Promise {
+        let shared = self.shared.clone();
+        future_to_promise(async move { Ok(refresh(&shared).await.unwrap_or_else(|e| failure(&e))) })
+    }
+
+    /// Closes the connection (DELETE of a legacy session; 405 is fine).
+    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
+    pub fn close(&self) -> Promise {
+        let client = self.shared.borrow().client.clone();
+        future_to_promise(async move {
+            let _ = client.close().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+}
+
+impl ToolServerHandle {
+    /// [`ToolServerHandle::call`], its outcome shaped for the core API or for Megane Builder's
+    /// seam (`megane.rs`: `{ok: true, result, summary}` or `{ok: false, error}` in Builder's
+    /// words, nothing more).
+    pub(super) fn call_as(
+        &self,
+        name: String,
+        args: JsValue,
+        options: JsValue,
+        shape: OutcomeShape,
+    ) -> Promise {
         let shared = self.shared.clone();
         let get = |key: &str| {
             js_sys::Reflect::get(&options, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
@@ -471,9 +504,19 @@ impl ToolServerHandle {
                         ),
                         None => interpret_call_bytes(&button.name, &button.marker, body, &limits),
                     };
+                    if shape == OutcomeShape::Builder {
+                        return builder_outcome(outcome, body, Some(&button.name))
+                            .map_err(JsValue::from);
+                    }
                     let refused =
                         outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
                     super::api::interpreted_outcome(&button.name, outcome, refused)
+                }
+                (Ok(_), None) if shape == OutcomeShape::Builder => {
+                    failure(&format!("{name} is not a Builder tool of this server."))
+                }
+                (Err(error), _) if shape == OutcomeShape::Builder => {
+                    failure(&error.call_error_line())
                 }
                 (Ok(raw), None) => {
                     let body = raw.get().as_bytes();
@@ -488,25 +531,6 @@ impl ToolServerHandle {
         })
     }
 
-    /// Lists the tools again (all pages) and returns the new toolbox.
-    #[wasm_bindgen(js_name = refreshTools, unchecked_return_type = "Promise<Toolbox | Failure>")]
-    pub fn refresh_tools(&self) -> Promise {
-        let shared = self.shared.clone();
-        future_to_promise(async move { Ok(refresh(&shared).await.unwrap_or_else(|e| failure(&e))) })
-    }
-
-    /// Closes the connection (DELETE of a legacy session; 405 is fine).
-    #[wasm_bindgen(unchecked_return_type = "Promise<void>")]
-    pub fn close(&self) -> Promise {
-        let client = self.shared.borrow().client.clone();
-        future_to_promise(async move {
-            let _ = client.close().await;
-            Ok(JsValue::UNDEFINED)
-        })
-    }
-}
-
-impl ToolServerHandle {
     /// The current toolbox with its buttons' forms (for the `megane` entry's listing; the
     /// toolbox kept for calls holds none, see [`list_toolbox`]).
     pub(super) fn toolbox_value(&self) -> Toolbox {
@@ -514,6 +538,15 @@ impl ToolServerHandle {
         crate::contract::discovery::restore_forms(&mut toolbox);
         toolbox
     }
+}
+
+/// Who a call's outcome is shaped for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OutcomeShape {
+    /// The core API's `CallOutcome` (`types.d.ts`).
+    Core,
+    /// Megane Builder's `CallOutcome` (`megane.d.ts`).
+    Builder,
 }
 
 /// A tool without the Builder marker: `{ok, raw, summary}` (no contract interpretation; its
@@ -540,4 +573,30 @@ fn error_outcome(error: &McpError) -> JsValue {
         _ => {}
     }
     outcome
+}
+
+/// Builder's `CallOutcome` for an interpreted response `body`: `{ok: true, result, summary}`
+/// (`summary` null when blank) or `{ok: false, error}`, the error in Builder's words
+/// ([`builder_failure`]: a tool error's whole message, `The tool returned an invalid result: …`,
+/// `The server failed: …`). `tool` is the tool's name when known (for the SDK's prefix).
+pub(super) fn builder_outcome(
+    outcome: Result<Interpreted, String>,
+    body: &[u8],
+    tool: Option<&str>,
+) -> Result<JsValue, JsError> {
+    match outcome {
+        Ok(interpreted) => {
+            let object = js_sys::Object::new();
+            set(&object, "ok", true);
+            set(&object, "result", to_js(&interpreted.result)?);
+            let summary = if interpreted.summary.trim().is_empty() {
+                JsValue::NULL
+            } else {
+                JsValue::from_str(&interpreted.summary)
+            };
+            set(&object, "summary", summary);
+            Ok(object.into())
+        }
+        Err(line) => Ok(failure(&builder_failure(failure_kind(body, tool), &line))),
+    }
 }

@@ -1128,8 +1128,7 @@ fn deferred_part(key: JsValue, schema: JsValue, label: String, marker: String) -
         Err(_) => Err("the button's marker cannot be read".to_string()),
     };
     let (form, part) = part.unwrap_or_else(|why| {
-        let reason =
-            crate::contract::text::one_line(&format!("Builder cannot build a form: {why}"));
+        let reason = crate::wire::text::one_line(&format!("Builder cannot build a form: {why}"));
         (
             None,
             discovery::SchemaPart {

@@ -1,7 +1,7 @@
 //! The wasm side of the `megane` entry (`src/js/megane.js`): Megane Builder's tool seam over the
 //! contract core. Each function is a thin wrapper over one core rule ([`crate::contract::seam`],
-//! [`crate::contract::apply`], [`crate::contract::result`]); `megane.js` only loads the wasm and
-//! shapes the connection.
+//! [`crate::contract::apply`], [`crate::contract::result`], [`crate::wire::endpoint`]); `megane.js`
+//! only loads the wasm and shapes the connection.
 //!
 //! Functions that take a structure are given Builder's already-validated `result.structure`; an
 //! invalid one is a programmer error and throws with the §5.1 one-line reason.
@@ -10,15 +10,16 @@ use serde::Deserialize;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use super::connect::ToolServerHandle;
-use super::interop::{failure, from_js, set, snapshot_to_js, string_array, to_js};
+use super::connect::{builder_outcome, OutcomeShape, ToolServerHandle};
+use super::interop::{failure, from_js, snapshot_to_js, string_array, to_js};
 use crate::contract::apply::{
     insert_ops, new_fragment_id, sanitise_file_name, structure_snapshot, Labels,
 };
 use crate::contract::discovery::parse_tool_list;
 use crate::contract::result::{interpret_unmarked_bytes, ResultLimits};
-use crate::contract::seam::tool_listing;
+use crate::contract::seam::{builder_failure, tool_listing};
 use crate::contract::structure::Structure;
+use crate::wire::endpoint::display_url;
 
 /// A §5.1 structure from JavaScript, validated; the error is one line.
 fn structure_from_js(structure: JsValue) -> Result<Structure, JsError> {
@@ -48,7 +49,8 @@ pub fn builder_listing(server: &ToolServerHandle) -> Result<JsValue, JsError> {
 
 /// §5/§6 Builder's `interpretCall(raw)`: a raw CallToolResult (or JSON-RPC response) →
 /// `{ok: true, result: {contract, name, structure, warnings, provenance}, summary: string | null}`
-/// or `{ok: false, error}`. The result may carry any supported contract.
+/// or `{ok: false, error}` in Builder's words (`connect::builder_outcome`). The result may carry any
+/// supported contract.
 #[wasm_bindgen(js_name = builderInterpretCall, unchecked_return_type = "unknown")]
 pub fn builder_interpret_call(
     #[wasm_bindgen(unchecked_param_type = "unknown")] raw: JsValue,
@@ -57,23 +59,30 @@ pub fn builder_interpret_call(
         return Ok(failure("The server sent no result."));
     }
     let limits = ResultLimits::default();
-    let interpreted = super::api::object_json(&raw, &limits)
-        .and_then(|text| interpret_unmarked_bytes(text.as_bytes(), &limits));
-    match interpreted {
-        Ok(interpreted) => {
-            let object = js_sys::Object::new();
-            set(&object, "ok", true);
-            set(&object, "result", to_js(&interpreted.result)?);
-            let summary = if interpreted.summary.trim().is_empty() {
-                JsValue::NULL
-            } else {
-                JsValue::from_str(&interpreted.summary)
-            };
-            set(&object, "summary", summary);
-            Ok(object.into())
+    match super::api::object_json(&raw, &limits) {
+        Ok(text) => {
+            let outcome = interpret_unmarked_bytes(text.as_bytes(), &limits);
+            builder_outcome(outcome, text.as_bytes(), None)
         }
-        Err(error) => Ok(failure(&error)),
+        Err(error) => Ok(failure(&builder_failure(
+            crate::contract::result::FailureKind::InvalidResult,
+            &error,
+        ))),
     }
+}
+
+/// §6 Builder's `ToolConnection.call(name, args, {onProgress, signal, timeoutMs})` on a connected
+/// server: the core's call ([`ToolServerHandle::call`]), its outcome as `connect::builder_outcome`
+/// shapes it; a transport failure is the core's line (`Cancelled.`, the timeout, `The server
+/// failed: …`), a tool without the Builder marker a one-line refusal.
+#[wasm_bindgen(js_name = builderCall, unchecked_return_type = "Promise<unknown>")]
+pub fn builder_call(
+    server: &ToolServerHandle,
+    name: String,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] args: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "unknown")] options: JsValue,
+) -> js_sys::Promise {
+    server.call_as(name, args, options, OutcomeShape::Builder)
 }
 
 /// §5.2 Builder's `structureToSnapshot(structure)`: the new-document snapshot (typed arrays,
@@ -122,20 +131,30 @@ pub fn sanitize_name(name: &str) -> String {
     sanitise_file_name(name)
 }
 
-/// §5.2 Builder's `newFragmentId(name, existingIds)`: the result name's stem, made unique
-/// (`water`, `water-2`, …).
+/// §5.2 `newFragmentId(name, existingIds)`: the result name's stem, made unique among
+/// `existingIds`, the fragment ids already in the document (`water`, `water-2`, …). The ids are
+/// required: an id is unique only among the ids it is told of (Builder keeps its own ids, one
+/// page-wide serial, and does not use this).
 #[wasm_bindgen(js_name = newFragmentId)]
 pub fn new_fragment_id_js(
     name: &str,
-    #[wasm_bindgen(js_name = existingIds, unchecked_param_type = "string[] | null | undefined")]
+    #[wasm_bindgen(js_name = existingIds, unchecked_param_type = "readonly string[]")]
     existing: JsValue,
 ) -> Result<String, JsError> {
-    let existing: Vec<String> = if existing.is_null() || existing.is_undefined() {
-        Vec::new()
-    } else {
-        from_js(existing, "existingIds")?
-    };
+    if existing.is_null() || existing.is_undefined() {
+        return Err(JsError::new(
+            "newFragmentId(name, existingIds): existingIds is required (the fragment ids already in the document)",
+        ));
+    }
+    let existing: Vec<String> = from_js(existing, "existingIds")?;
     Ok(new_fragment_id(name, &existing))
+}
+
+/// A server URL as an error message shows it ([`display_url`]: no query, fragment or user info;
+/// one line): for Builder's own `Could not connect to <url>: ` prefix.
+#[wasm_bindgen(js_name = displayUrl)]
+pub fn display_url_js(url: &str) -> String {
+    display_url(url)
 }
 
 /// §5.2 Builder's `insertOps(structure, fragmentId, documentCell)`: `set_cell` first when the

@@ -7,11 +7,13 @@
 
 mod api;
 mod connect;
+mod files;
 mod interop;
 mod megane;
 
 pub use api::*;
 pub use connect::*;
+pub use files::*;
 pub use megane::*;
 
 /// Threaded build only: `initThreadPool(n)` starts the rayon pool on `n` Web Workers (the page

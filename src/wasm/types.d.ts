@@ -240,6 +240,19 @@ export interface MoleculeData {
 export type MolblockOutcome = { ok: true; molblock: string } | Failure;
 export type MoleculeOutcome = { ok: true; molecule: MoleculeData } | Failure;
 
+/** The structure file formats `writeStructureFile` writes. */
+export type SaveFormat = "xyz" | "pdb" | "mol" | "gro";
+/** A file `readStructureFile` read: its atoms as a §5.1 Structure (with the residue and atom names
+ *  PDB and .gro carry), the format it was read as, its title line, and what the page should say
+ *  beside it (bonds found from distances, further molecules passed over). */
+export type OpenedFileOutcome =
+  | { ok: true; structure: Structure; format: SaveFormat | "json"; title: string; notes: string[] }
+  | Failure;
+export type SavedFileOutcome = { ok: true; text: string } | Failure;
+/** One entry of the Save menu: `refusal` (one line) when this structure cannot be saved so,
+ *  `loses` (one line) what the format leaves out of it. */
+export interface SaveChoice { format: SaveFormat; label: string; refusal: string | null; loses: string | null }
+
 /** Options of `connect`. The token is sent as `Authorization: Bearer` and never stored. */
 export interface ConnectOptions {
   token?: string;

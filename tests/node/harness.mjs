@@ -1,5 +1,8 @@
 // Shared set-up of the browser tests: a static server for the repository root (scripts/serve.py:
-// strict CSP, cross-origin isolation) and Debian's headless Chromium driven by playwright-core.
+// strict CSP, cross-origin isolation), Debian's headless Chromium driven by playwright-core, and
+// Debian's Firefox ESR driven over WebDriver BiDi by puppeteer-core (playwright drives only its own
+// patched Firefox builds, which it downloads from its own site; puppeteer-core speaks the W3C
+// protocol stock Firefox serves).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -14,12 +17,15 @@ export function molblock(name) {
   return readFileSync(join(FIXTURES, "molecules", `${name}.mol`), "utf8");
 }
 
-/** Starts scripts/serve.py on a free port; resolves to {url, stop}. */
+/** Starts scripts/serve.py on a port the system picks (free, so runs side by side never collide);
+ *  resolves to {url, stop}. */
 export async function startServer(root = ROOT) {
-  const port = 18000 + Math.floor(Math.random() * 2000);
-  const child = spawn("python3", [join(ROOT, "scripts", "serve.py"), "--port", String(port), "--root", root], { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise((resolve, reject) => {
-    child.stdout.on("data", (chunk) => { if (String(chunk).includes("serving")) resolve(); });
+  const child = spawn("python3", [join(ROOT, "scripts", "serve.py"), "--port", "0", "--root", root], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      const m = /serving .* on http:\/\/127\.0\.0\.1:(\d+)\//.exec(String(chunk));
+      if (m) resolve(Number(m[1]));
+    });
     child.on("exit", (code) => reject(new Error(`serve.py exited with ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
@@ -42,15 +48,49 @@ export async function launchBrowser(extraArgs = []) {
   });
 }
 
-/** A page on the test server that reports console errors and page errors to `errors`; console
- *  errors matching `expected` (e.g. the browser's own line for an HTTP 401 a test provokes) are not. */
+/** Debian's Firefox ESR (set-up installs it from apt). */
+export const FIREFOX = "/usr/bin/firefox-esr";
+
+/** The lines Firefox itself logs (as page errors, over BiDi) when `protocol: "auto"` probes a legacy
+ *  server whose CORS preflight refuses the 2026-07-28 headers: the refused preflight and the failed
+ *  request. The client falls back to the initialize handshake (AUTO_PROBE_CONSOLE is Chromium's). */
+export const FIREFOX_AUTO_PROBE = /^Cross-Origin Request Blocked: The Same Origin Policy disallows reading the remote resource at http:\/\/127\.0\.0\.1:\d+\/mcp\. \(Reason: CORS (preflight response did not succeed\)\. Status code: 400|request did not succeed\)\. Status code: \(null\))\.$/;
+
+/** Launches Debian's Firefox ESR headless, driven over WebDriver BiDi by puppeteer-core. With no GPU
+ *  and no display, Firefox's WebGL (the demo page's 3D view) needs Mesa's software renderer through
+ *  EGL without a surface, and its own block on software renderers lifted. */
+export async function launchFirefox() {
+  const { default: puppeteer } = await import("puppeteer-core");
+  return puppeteer.launch({
+    browser: "firefox", executablePath: FIREFOX, headless: true,
+    extraPrefsFirefox: { "webgl.force-enabled": true },
+    env: { ...process.env, MOZ_WEBGL_FORCE_EGL: "1", EGL_PLATFORM: "surfaceless" },
+  });
+}
+
+/** A console message the tests refuse, as one line, or null: every error, and every warning a script
+ *  logs (the page's, its Workers' and the Workers those start: both drivers report all three), unless
+ *  `expected` matches its text (e.g. the browser's own line for an HTTP 401 a test provokes). Warnings
+ *  count because the package must leave none of its own (e.g. wasm-bindgen's "using deprecated
+ *  parameters for the initialization function", from pkg/threads/megane_builder_client.js); the
+ *  browser's own notes, attributed to the page itself (Chromium's "GPU stall due to ReadPixels" when a
+ *  test reads the 3D view back), are not the package's. `type` is the driver's name for it: "warning"
+ *  (playwright) or "warn" (puppeteer). */
+export function consoleProblem(type, text, url, expected = null) {
+  if (!["error", "warning", "warn"].includes(type) || url?.endsWith("/favicon.ico")) return null;
+  if (type !== "error" && !/\.m?js(\?.*)?$|^blob:/.test(url ?? "")) return null;
+  if (expected && expected.test(text)) return null;
+  return `${type}: ${text} (${url})`;
+}
+
+/** A page on the test server that reports page errors and console errors and warnings to `errors`
+ *  (see consoleProblem; `expected` as there). */
 export async function openPage(browser, url, errors = [], expected = null) {
   const page = await browser.newPage();
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => {
-    if (m.type() !== "error" || m.location().url.endsWith("/favicon.ico")) return;
-    if (expected && expected.test(m.text())) return;
-    errors.push(`${m.text()} (${m.location().url})`);
+    const problem = consoleProblem(m.type(), m.text(), m.location().url, expected);
+    if (problem) errors.push(problem);
   });
   await page.goto(url);
   return page;

@@ -1,20 +1,21 @@
-// Drop-in proof for Megane Builder: Builder's tool-seam interfaces, declared here exactly as issue 8
-// states them (independently of pkg/megane.d.ts), and the `megane` entry's exports assigned to
-// them. Compiled with `tsc --strict --noEmit`: if an export's type drifts from Builder's seam, the
-// build fails.
+// Drop-in proof for Megane Builder: Builder's tool-seam interfaces, declared here as Builder declares
+// them (src/builder/tools/{contract,client,payload,store}.ts, src/types.ts; independently of
+// pkg/megane.d.ts), and the members Builder's modules re-export after README's edits
+// (builder-edits.ts, README's block) assigned to them, and the package's own types checked to be
+// the same as Builder's both ways. Compiled with `tsc --strict --noEmit`: if an export's type
+// drifts from Builder's seam, the build fails.
 import {
   callTimeoutMs,
-  configure,
   connectToolServer,
   insertOps,
   interpretCall,
-  newFragmentId,
-  parseTools,
   readLaunchParams,
   residueLabels,
   sanitizeName,
   structureToSnapshot,
-} from "../../pkg/megane.js";
+} from "./builder-edits.js";
+import { configure, displayUrl, load, newFragmentId, parseTools } from "../../pkg/megane.js";
+import type * as Package from "../../pkg/megane.js";
 
 // ---- Builder's declarations (src/builder/tools/{contract,client,payload,store}.ts, src/types.ts) ----
 
@@ -151,9 +152,36 @@ const toSnapshot: (structure: StructurePayload) => Snapshot = structureToSnapsho
 const labelsOf: (structure: StructurePayload) => string[] | null = residueLabels;
 const sanitize: (name: string) => string = sanitizeName;
 const opsOf: (structure: StructurePayload, fragmentId: string, documentCell: ArrayLike<number> | null) => EditOp[] = insertOps;
-const fragmentId: (name: string, existingIds: string[]) => string = newFragmentId;
+const fragmentId: (name: string, existingIds: readonly string[]) => string = newFragmentId;
 const timeout: (expectedSeconds: number | null) => number = callTimeoutMs;
 const launchOf: (hash: string) => { url: string; token: string } | null = readLaunchParams;
+const shownUrl: (url: string) => string = displayUrl;
+const loaded: () => Promise<void> = load;
+
+/** `true` only when A and B are assignable both ways. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameTypes: [
+  Same<Package.ToolConnection, ToolConnection>,
+  Same<Package.ToolListing, ToolListing>,
+  Same<Package.BuilderToolInfo, BuilderToolInfo>,
+  Same<Package.FieldSpec, FieldSpec>,
+  Same<Package.StructurePayload, StructurePayload>,
+  Same<Package.BuilderResult, BuilderResult>,
+  Same<Package.CallOutcome, CallOutcome>,
+  Same<Package.CallOptions, CallOptions>,
+  Same<Package.RawCallResult, RawCallResult>,
+  Same<Package.Snapshot, Snapshot>,
+] = [true, true, true, true, true, true, true, true, true, true];
+
+/** Builder's store's connect, after README's edit: its own prefix, the URL's display form. */
+export async function builderConnect(url: string, token: string): Promise<ToolConnection | string> {
+  await loaded();
+  try {
+    return await connector(url, token);
+  } catch (err) {
+    return `Could not connect to ${shownUrl(url)}: ${err instanceof Error ? err.message : String(err)}`;
+  }
+}
 
 /** Builder's store, in short: launch link → connect → run → apply. */
 export async function builderStore(hash: string, document: Snapshot, wasmUrl: string): Promise<string> {
@@ -179,6 +207,7 @@ export async function builderStore(hash: string, document: Snapshot, wasmUrl: st
     return `${sanitize(result.name)}: ${snapshot.nAtoms} atoms, ${labels?.length ?? 0} labels`;
   }
   const ops: EditOp[] = opsOf(result.structure, fragmentId(result.name, []), document.box);
+  void sameTypes;
   const again: CallOutcome = interpret({ isError: true });
   const listed: ToolListing = parse([]);
   return `${ops.length} ops; ${again.ok ? "" : again.error}; ${listed.tools.length} ${outcome.summary ?? ""}`;

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symli
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, launchBrowser, startServer } from "./harness.mjs";
+import { ROOT, launchBrowser, startServer, consoleProblem } from "./harness.mjs";
 
 let work, copy, server, browser;
 const errors = [];
@@ -55,10 +55,10 @@ test("the copy's page has its sample library and sample tools/list, all from the
 test("a 100-water box is made offline from the page the bare clone serves", async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
+  page.on("console", (m) => { const p = consoleProblem(m.type(), m.text(), m.location().url); if (p) errors.push(p); });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));
-  assert.match(await page.textContent("#status"), /library: water, methanol, ethanol, acetonitrile, benzene, caffeine, alanine_dipeptide, ethylene\./);
+  assert.match(await page.textContent("#status"), /library: water, methanol, ethanol, acetonitrile, benzene, caffeine, alanine dipeptide, ethane \(polyethylene repeat unit\)\./);
   assert.equal(await page.locator("#library-list li").count(), 8);
   await page.click('button.tool[data-server="offline"][data-tool="liquid_box"]');
   await page.waitForSelector('[data-path="components/0/molecule"] select');

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, launchBrowser, startServer } from "./harness.mjs";
+import { ROOT, launchBrowser, startServer, consoleProblem } from "./harness.mjs";
 
 const SHOTS = join(ROOT, "artifacts", "screenshots");
 let server, browser, page;
@@ -22,7 +22,7 @@ before(async () => {
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
   page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
+  page.on("console", (m) => { const p = consoleProblem(m.type(), m.text(), m.location().url); if (p) errors.push(p); });
   page.on("dialog", (d) => { dialogs.push(d.message()); answer ? d.accept() : d.dismiss(); });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));
@@ -81,7 +81,7 @@ test("a 200-water liquid box from the library water: view, notice, provenance; U
   assert.match(await page.textContent("#notice"), /^Liquid box: 200 water in a .* box .*600 atoms/);
   assert.equal(await page.textContent("#status"), "Liquid box finished in this page.");
   assert.equal(await page.locator("#provenance-list li").count(), 1);
-  assert.match(await page.textContent("#provenance-list li"), /liquid_box .*600 atoms, seed \d+/);
+  assert.match(await page.textContent("#provenance-list li"), /^Liquid box in this page: 600 atoms, seed \d+/);
   assert.equal(await page.evaluate(() => window.meganeDemo.doc.state.cell.length), 9);
   await shot("liquid-box-200");
   await page.click("#undo");
@@ -91,10 +91,11 @@ test("a 200-water liquid box from the library water: view, notice, provenance; U
   assert.equal(await atomCount(), "600 atoms");
 });
 
-test("Rebuild calls the tool again with the recorded arguments and finds the same SHA-256", async () => {
+test("Rebuild calls the tool again with the recorded arguments and finds the same structure (SHA-256)", async () => {
   await page.click("#provenance-list li button.rebuild");
   await page.waitForFunction(() => document.querySelector("#provenance-list .rebuild-result").textContent.includes("structure"), null, { timeout: 60000 });
-  assert.equal(await page.textContent("#provenance-list .rebuild-result"), "Identical structure (same SHA-256).");
+  assert.equal(await page.textContent("#provenance-list .rebuild-result"), "Identical structure: the same atoms at the same positions.");
+  assert.equal(await page.getAttribute("#provenance-list .rebuild-result", "data-identical"), "true");
   // The export link is a Blob URL with the §7 records (the document would be replaced by its size).
   const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export-provenance")]);
   assert.equal(download.suggestedFilename(), "provenance.json");
@@ -114,7 +115,7 @@ test("clicking an atom in the view selects it", async () => {
   assert.equal(await page.textContent("#selection-count"), "1 selected");
   await shot("selected-atom");
   const again = await page.evaluate(() => window.meganeDemo.view.screenPosition(0));
-  assert.deepEqual(again, { x, y }, "selecting does not move the view");
+  assert.deepEqual({ x: again.x, y: again.y }, { x, y }, "selecting does not move the view");
   await page.keyboard.down("Shift");
   await page.mouse.click(x, y); // shift-click on a selected atom takes it out again
   await page.keyboard.up("Shift");
@@ -128,7 +129,7 @@ test("solvate a 20-water box at low density: one undo step, new atoms selected",
   await page.click("#run");
   await page.waitForFunction(() => document.getElementById("atom-count").textContent === "60 atoms", null, { timeout: 60000 });
   await chooseTool("solvate");
-  assert.match(await page.textContent('[data-path="document"]'), /The open structure \(60 atoms, with a cell\) is sent/);
+  assert.match(await page.textContent('[data-path="document"]'), /Works on the open structure \(60 atoms, with a cell\)/);
   await page.fill('[data-path="density"] input', "0.3");
   await page.click("#run");
   await page.waitForFunction(() => Number.parseInt(document.getElementById("atom-count").textContent) > 60, null, { timeout: 60000 });
@@ -171,6 +172,7 @@ test("Cancel stops a 100 000-water box on its first progress message; nothing is
   await page.click("#cancel");
   await page.waitForFunction(() => document.getElementById("form-error").textContent.length > 0);
   assert.equal(await page.textContent("#form-error"), "Cancelled: nothing was applied.");
+  assert.equal(await page.getAttribute("#form-error", "class"), "note", "a cancel is not an error");
   assert.equal(await atomCount(), before);
   assert.equal(await page.inputValue('[data-path="components/0/count"] input'), "100000", "the form keeps the user's values");
   assert.equal(await page.isHidden("#progress"), true);
@@ -221,21 +223,22 @@ test("mol files join the library after parseMolblock checks them; a broken one i
   assert.ok(!options.includes("broken"));
 });
 
-test("Check server runs the §10 checks against the offline tools: every check passes, the SMILES-only polymer sample is a warning", async () => {
+test("Check runs the §10 checks against the offline tools: every check passes, the polymer sample is the library's ethane", async () => {
   await page.click('.server[data-server="offline"] button.check');
   await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
-  const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
-  // polymer_chain's sample is the schema's own example monomer, a SMILES only: the offline tool
-  // cannot embed it in 3D and refuses it in words, which the check reports as a warning (§10).
-  assert.equal(await page.textContent("#check-state"), "Every check passed (1 warning).", lines.join("\n"));
-  assert.ok(lines.some((l) => /^⚠ polymer_chain: the server refused the sample arguments: 'ethylene' comes as a SMILES only/.test(l)), lines.join(" | "));
-  for (const expected of [/liquid_box: the sample call returned a valid result \(300 atoms, new_document\)/,
-    /liquid_box: the same seed reproduces the structure/, /liquid_box: a call without the required arguments is refused/,
-    /solvate: the sample call returned a valid result \(\d+ atoms, insert\)/, /solvate: stochastic with a seed input/,
-    /^✓ liquid_box: declares an object outputSchema\.$/, /^✓ liquid_box: the sample result conforms to the tool's outputSchema\.$/,
-    /^✓ solvate: the sample result conforms to the tool's outputSchema\.$/]) {
-    assert.ok(lines.some((l) => expected.test(l)), `${expected} in ${lines.join(" | ")}`);
+  const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => `${li.className} ${li.querySelector(".plain").textContent}`));
+  // polymer_chain's sample is the schema's own example monomer (ethylene, SMILES CC): the library
+  // holds it (ethane, the polyethylene repeat unit, with 3D coordinates), so the check runs it.
+  assert.equal(await page.textContent("#check-state"), "Every check passed.", lines.join("\n"));
+  for (const expected of ["pass Liquid box: the example run gave a valid structure (300 atoms, a new structure).",
+    "pass Liquid box: the same seed gives the same structure again.", "pass Liquid box: a run with nothing filled in is refused, as it should be.",
+    "pass Solvate: a seed makes its random result repeatable.", "pass Liquid box: describes the result it gives.",
+    "pass Liquid box: the result is as the tool describes it.", "pass Polymer chain: the example run gave a valid structure (62 atoms, a new structure).",
+    "pass Solvate: the result is as the tool describes it."]) {
+    assert.ok(lines.includes(expected), `${expected} in ${lines.join(" | ")}`);
   }
+  // The contract's own words, folded beside the plain line.
+  assert.equal(await page.$eval("#check-report li.pass:nth-child(4) details span", (s) => s.textContent.trim()), "declares an object outputSchema.");
   await page.screenshot({ path: join(SHOTS, "offline-server-check.png") });
 });
 
@@ -253,10 +256,10 @@ test("Check counts only the tool's refusal: a timed-out or failed call without a
   try {
     await page.click('.server[data-server="offline"] button.check');
     await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 60000 });
-    const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
-    assert.ok(!lines.some((l) => /without the required arguments is refused/.test(l)), lines.join(" | "));
-    assert.ok(lines.includes("– liquid_box: the call without arguments could not be checked: Timed out after 60 s."), lines.join(" | "));
-    assert.ok(lines.includes("✗ solvate: a call without the required arguments was not refused by the tool: The tool server did not answer (network error)."), lines.join(" | "));
+    const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => `${li.className} ${li.querySelector(".plain").textContent}`));
+    assert.ok(!lines.some((l) => /nothing filled in is refused/.test(l)), lines.join(" | "));
+    assert.ok(lines.includes("skip Liquid box: could not check a run with nothing filled in: Timed out after 60 s."), lines.join(" | "));
+    assert.ok(lines.includes("fail Polymer chain: a run with nothing filled in was not refused by the tool: The tool server did not answer (network error)."), lines.join(" | "));
   } finally {
     await page.evaluate(() => { window.meganeDemo.servers.get("offline").server.call = window.realOfflineCall; });
   }
@@ -304,11 +307,12 @@ test("solvate on a structure without a cell: Run is off with the reason, and Set
   assert.equal(await page.isDisabled("#run"), true);
 });
 
-test("the committed sample tools/list previews the reference tools; polymer_chain starts from the ethylene monomer", async () => {
+test("the committed sample tools/list previews the reference tools; polymer_chain starts from the library's ethane (its example's SMILES)", async () => {
+  await page.click("#authors summary");
   await page.click("#sample-list");
-  await page.waitForSelector('button.tool[data-server="file:tools-list.json"][data-tool="polymer_chain"]');
-  await chooseTool("polymer_chain", "file:tools-list.json");
-  assert.equal(await page.inputValue('[data-path="monomer"] select'), "ethylene");
+  await page.waitForSelector('button.tool[data-server="file:reference tools"][data-tool="polymer_chain"]');
+  await chooseTool("polymer_chain", "file:reference tools");
+  assert.equal(await page.inputValue('[data-path="monomer"] select'), "ethane (polyethylene repeat unit)");
   assert.equal(await page.inputValue('[data-path="head"] select'), "0");
   assert.equal(await page.inputValue('[data-path="tail"] select'), "1");
   assert.deepEqual(await page.$$eval('[data-path="head"] select option:checked, [data-path="tail"] select option:checked', (os) => os.map((o) => o.textContent)), ["0: C", "1: C"]);

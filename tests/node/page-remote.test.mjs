@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, consoleProblem, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
 
 const TOKEN = "page-token-5d2e";
 const RECORDED = join(FIXTURES, "megane-recorded");
@@ -37,8 +37,9 @@ before(async () => {
   page.on("console", (m) => {
     // The wrong-token test provokes HTTP 401s, which Chromium logs as console errors itself; so is the
     // default auto probe's refused preflight (the peer's CORS list lacks the 2026-07-28 headers).
-    const expected = /status of 401 \(Unauthorized\)/.test(m.text()) || AUTO_PROBE_CONSOLE.test(m.text());
-    if (m.type() === "error" && !expected) errors.push(`${m.text()} (${m.location().url})`);
+    const expected = new RegExp(`status of 401 \\(Unauthorized\\)|${AUTO_PROBE_CONSOLE.source}`);
+    const problem = consoleProblem(m.type(), m.text(), m.location().url, expected);
+    if (problem) errors.push(problem);
   });
   page.on("dialog", (d) => { dialogs.push(d.message()); d.accept(); });
 });
@@ -121,7 +122,7 @@ test("liquid_box on the server: the form says where molecules go, shows progress
   await page.screenshot({ path: join(SHOTS, "remote-progress.png") });
   await page.waitForFunction(() => document.getElementById("atom-count").textContent === "300 atoms", null, { timeout: 20000 });
   assert.match(await page.textContent("#notice"), /water/);
-  assert.match(await page.textContent("#provenance-list li:last-child"), /liquid_box on builder-test-peer: 300 atoms, seed 1/);
+  assert.match(await page.textContent("#provenance-list li:last-child"), /^Liquid box on builder-test-peer: 300 atoms, seed 1/);
   await shotWithStructure("remote-liquid-box");
 });
 
@@ -171,6 +172,7 @@ test("Cancel during a server call tells the server and applies nothing", async (
   await page.click("#cancel");
   await page.waitForFunction(() => document.getElementById("form-error").textContent.length > 0);
   assert.equal(await page.textContent("#form-error"), "Cancelled: nothing was applied.");
+  assert.equal(await page.getAttribute("#form-error", "class"), "note", "a cancel is not an error");
   assert.equal(await atomCount(), "3 atoms");
   let cancellations = [];
   for (let i = 0; i < 30 && cancellations.length === 0; i++) {
@@ -184,7 +186,7 @@ test("Cancel during a server call tells the server and applies nothing", async (
 test("Rebuild calls the server again with the recorded arguments and finds the same structure", async () => {
   await page.click("#provenance-list li:first-child button.rebuild");
   await page.waitForFunction(() => /structure|failed/i.test(document.querySelector("#provenance-list li:first-child .rebuild-result").textContent), null, { timeout: 20000 });
-  assert.equal(await page.textContent("#provenance-list li:first-child .rebuild-result"), "Identical structure (same SHA-256).");
+  assert.equal(await page.textContent("#provenance-list li:first-child .rebuild-result"), "Identical structure: the same atoms at the same positions.");
 });
 
 test("a wrong token shows the one-line reason and keeps the working connection", async () => {
@@ -204,20 +206,26 @@ test("Check server sends the schema's examples and reports the peer's refusal of
   const callsBefore = (await (await fetch(`${peer.url}/peer/cancellations`)).json()).calls.length;
   await page.click(`.server[data-server="${peerUrl}"] button.check`);
   await page.waitForFunction(() => /passed|problem/.test(document.getElementById("check-state").textContent), null, { timeout: 30000 });
-  const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => li.textContent));
-  assert.match(lines[0], /^✓ 3 Builder tool\(s\) with a supported marker \(contract 1\)/);
-  assert.ok(lines.includes("✓ polymer_chain: the form can be generated (5 fields)."), lines.join(" | "));
-  assert.ok(lines.some((l) => /^⚠ liquid_box: the server refused the sample arguments: this test peer only reproduces the recorded call/.test(l)), lines.join(" | "));
-  assert.ok(!lines.some((l) => /sample call failed/.test(l)), lines.join(" | "));
-  assert.ok(lines.includes("✓ liquid_box: a call without the required arguments is refused."), lines.join(" | "));
+  const lines = await page.$$eval("#check-report li", (lis) => lis.map((li) => `${li.className} ${li.querySelector(".plain").textContent}`));
+  const detail = (text) => page.$$eval("#check-report li", (lis, t) => lis.find((li) => li.querySelector(".plain").textContent === t)?.querySelector("details span")?.textContent.trim() ?? null, text);
+  assert.equal(lines[0], "pass 3 tools can be used from this page.");
+  assert.equal(await detail("3 tools can be used from this page."), "3 Builder tool(s) with a supported marker (contract 1).");
+  assert.ok(lines.includes("pass Polymer chain: its form can be filled in (5 fields)."), lines.join(" | "));
+  assert.ok(lines.some((l) => /^warn Liquid box: the server declined the example run: .*this test peer only reproduces the recorded call/.test(l)), lines.join(" | "));
+  assert.ok(!lines.some((l) => /example run failed/.test(l)), lines.join(" | "));
+  assert.ok(lines.includes("pass Liquid box: a run with nothing filled in is refused, as it should be."), lines.join(" | "));
   // §5: a tool listed without an outputSchema is a problem; the recorded ones declare an object schema.
-  assert.ok(lines.includes("✗ solvate: no outputSchema declared (§5: a Builder tool declares the BuilderResult schema)."), lines.join(" | "));
-  for (const tool of ["liquid_box", "polymer_chain"]) assert.ok(lines.includes(`✓ ${tool}: declares an object outputSchema.`), lines.join(" | "));
-  assert.match(await page.textContent("#check-state"), /^1 problem\(s\) found \(\d+ warnings?\)\.$/);
-  // polymer_chain's sample is the schema's own example monomer (a SMILES), not a library molecule.
+  assert.ok(lines.includes("fail Solvate: does not describe the result it gives."), lines.join(" | "));
+  assert.equal(await detail("Solvate: does not describe the result it gives."), "no outputSchema declared (§5: a Builder tool declares the BuilderResult schema).");
+  for (const tool of ["Liquid box", "Polymer chain"]) assert.ok(lines.includes(`pass ${tool}: describes the result it gives.`), lines.join(" | "));
+  assert.match(await page.textContent("#check-state"), /^1 problem found \(\d+ warnings?\)\.$/);
+  // polymer_chain's sample is the schema's own example monomer (ethylene, SMILES CC), which the
+  // library holds as ethane with its 3D coordinates: that molecule is sent, as a form would.
   const calls = (await (await fetch(`${peer.url}/peer/cancellations`)).json()).calls.slice(callsBefore);
   const sample = calls.find((c) => c.tool === "polymer_chain" && Object.keys(c.arguments).length > 0);
-  assert.deepEqual(sample?.arguments.monomer, { name: "ethylene", smiles: "CC" }, JSON.stringify(calls));
+  assert.equal(sample?.arguments.monomer.name, "ethane (polyethylene repeat unit)", JSON.stringify(calls));
+  assert.equal(sample.arguments.monomer.smiles, "CC");
+  assert.match(sample.arguments.monomer.molblock, /V2000/);
   assert.deepEqual([sample.arguments.head, sample.arguments.tail], [0, 1]);
 });
 

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
+import { AUTO_PROBE_CONSOLE, ROOT, FIXTURES, consoleProblem, launchBrowser, startServer, startBuilderPeer } from "./harness.mjs";
 import { startAuthorizationServer } from "./authorization-server.mjs";
 
 const RECORDED = join(FIXTURES, "megane-recorded");
@@ -36,7 +36,8 @@ before(async () => {
     const text = m.text();
     const expected = /status of 40[14] \((Unauthorized|Not Found)\)/.test(text) || AUTO_PROBE_CONSOLE.test(text)
       || (text.includes(as.issuer) && /blocked by CORS policy/.test(text));
-    if (m.type() === "error" && !expected) errors.push(`${text} (${m.location().url})`);
+    const problem = expected ? null : consoleProblem(m.type(), text, m.location().url);
+    if (problem) errors.push(problem);
   });
   page.on("dialog", (d) => { dialogs.push(d.message()); d.accept(); });
   context.on("request", (r) => requests.push(r.url())); // the popup's too

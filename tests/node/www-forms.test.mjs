@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, launchBrowser, startServer } from "./harness.mjs";
+import { ROOT, launchBrowser, startServer, consoleProblem } from "./harness.mjs";
 
 const SHOTS = join(ROOT, "artifacts", "screenshots");
 let server, browser, page;
@@ -57,7 +57,7 @@ before(async () => {
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on("pageerror", (e) => errors.push(String(e)));
-  page.on("console", (m) => { if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`); });
+  page.on("console", (m) => { const p = consoleProblem(m.type(), m.text(), m.location().url); if (p) errors.push(p); });
   page.on("dialog", (d) => { dialogs.push(d.message()); answer ? d.accept() : d.dismiss(); });
   await page.goto(`${server.url}/`);
   await page.waitForFunction(() => document.getElementById("status").textContent.startsWith("Ready"));
@@ -82,11 +82,14 @@ test("a previewed tools/list: categories, data: icon, tooltip, disabled button w
   assert.match(await page.getAttribute(`${section} button.tool[data-tool="needs_oneof"] img`, "src"), /^data:image\/svg\+xml,/);
   assert.equal(await page.isDisabled(`${section} button.tool[data-tool="needs_oneof"]`), true);
   assert.match(await page.textContent(`${section} .reason`), /^Builder cannot build a form: property .weird. uses .oneOf./);
-  const hidden = await page.$$eval(`${section} .hidden-tools li`, (lis) => lis.map((li) => li.textContent));
+  // Tools the page cannot use: named, with the reason folded ("why").
+  const hidden = await page.$$eval(`${section} .hidden-tools li`, (lis) => lis.map((li) => [li.firstChild.textContent.trim(), li.querySelector("details span").textContent.trim()]));
   assert.equal(hidden.length, 2);
-  assert.match(hidden[0], /^Future tool \(future_tool\) — unsupported contract version: .*contract 2/);
-  assert.match(hidden[1], /^Replace tool \(replace_tool\) — unknown apply mode: .*replace/);
-  assert.match(await page.textContent(section), /plain MCP tools\): plain_echo/);
+  assert.equal(hidden[0][0], "Future tool");
+  assert.match(hidden[0][1], /^future_tool: .*contract 2/);
+  assert.equal(hidden[1][0], "Replace tool");
+  assert.match(hidden[1][1], /^replace_tool: .*replace/);
+  assert.match(await page.textContent(section), /they do not build structures\): plain_echo/);
 });
 
 test("every widget: document count, cell prefilled with its shortcut, element picker, selection from the view", async () => {
@@ -95,7 +98,7 @@ test("every widget: document count, cell prefilled with its shortcut, element pi
   await page.waitForFunction(() => document.getElementById("atom-count").textContent === "3 atoms");
   await page.click('button.tool[data-tool="widgets_demo"]');
   await page.waitForSelector('[data-path="element"]');
-  assert.equal(await page.textContent('[data-path="document"] .live'), "The open structure (3 atoms, with a cell) is sent with the call.");
+  assert.equal(await page.textContent('[data-path="document"] .live'), "Works on the open structure (3 atoms, with a cell).");
   assert.equal(await page.textContent("#form-destination"), "Preview from a file: there is no server to run it.");
   // The cell: a 3×3 prefilled from the document, and a, b, c from its diagonal.
   const cell = await page.$$eval('[data-path="cell"] .cell3x3 input', (is) => is.map((i) => i.value));

@@ -8,6 +8,11 @@ the recorded arguments returns the recorded result (`call-<tool>.json`) after re
 --steps steps of --step-seconds each, so a call can be cancelled mid-way. Other arguments give a tool error
 (`isError: true`). tools/list is paged (--page-size, default 1).
 
+--pydantic-tool also lists a Builder tool, `calculate_ph`, whose arguments are checked as FastMCP checks a
+function's arguments (a pydantic model named `calculate_phArguments`): a bad argument gives the tool error
+FastMCP gives, `Error executing tool calculate_ph: ` and pydantic's whole multi-line validation error (as a
+third-party server behind `mcp-proxy` answers).
+
 Cancellations the server saw are logged to stderr and listed by `GET /peer/cancellations` (JSON, no token,
 CORS like the rest), so a test can check that a cancel reached the server.
 
@@ -109,6 +114,34 @@ def output_schema_tools() -> list[dict]:
     ]
 
 
+PH_TOOL = {
+    "name": "calculate_ph",
+    "title": "pH of a solution",
+    "description": "Computes the pH of a solution. Arguments are checked by pydantic.",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"ph": {"type": "number", "title": "pH"}, "seed": {"type": "integer", "x-megane-widget": "seed"}},
+        "required": ["ph"],
+    },
+    "_meta": {"io.github.megane-labs/builder": {"contract": 1, "category": "molecule", "apply": "new_document"}},
+}
+
+
+def pydantic_call(arguments: dict) -> types.CallToolResult:
+    """`calculate_ph` as FastMCP runs a function tool: arguments checked by a pydantic model; a
+    ValidationError becomes the tool error `Error executing tool <name>: <error>`."""
+    import pydantic
+
+    model = pydantic.create_model("calculate_phArguments", ph=(float, ...), seed=(int, 0))
+    try:
+        model.model_validate(arguments)
+    except pydantic.ValidationError as error:
+        text = f"Error executing tool calculate_ph: {error}"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+    text = "calculate_ph only checks its arguments in this test peer."
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+
+
 def plain_call(name: str, arguments: dict) -> types.CallToolResult:
     if arguments.get("fail"):
         text = f"Error executing tool {name}: no atoms to count"
@@ -128,6 +161,8 @@ def build_server(args: argparse.Namespace) -> Server:
         tools = tools + extra_tools(tools)
     if args.output_schema_tools:
         tools = tools + output_schema_tools()
+    if args.pydantic_tool:
+        tools = tools + [json.loads(json.dumps(PH_TOOL))]
     for tool in tools:
         if tool["name"] in args.without_output_schema:
             tool.pop("outputSchema", None)
@@ -153,6 +188,8 @@ def build_server(args: argparse.Namespace) -> Server:
         CALLS.append(record)
         if args.output_schema_tools and name.startswith("plain_") and name != "plain_echo":
             return plain_call(name, arguments)
+        if args.pydantic_tool and name == PH_TOOL["name"]:
+            return pydantic_call(arguments)
         recorded = calls.get(name)
         # `quoteInName: true`: the recorded result with a `"` in the first residue name, which the
         # JSON text escapes (a Structure the client's scanner declines, issue 10).
@@ -309,6 +346,11 @@ def main() -> None:
         "--output-schema-tools",
         action="store_true",
         help="also list plain tools that declare an outputSchema (plain_count, plain_bad_schema)",
+    )
+    parser.add_argument(
+        "--pydantic-tool",
+        action="store_true",
+        help="also list calculate_ph, a Builder tool whose bad arguments give pydantic's multi-line error",
     )
     parser.add_argument(
         "--without-output-schema",

@@ -2,11 +2,27 @@
 // exactly: a new_document snapshot replaces the structure, an insert plan's set_cell and
 // add_fragment ops are pushed as ONE step and its new atoms selected (contract §5.2). Unlike
 // Builder, opening a new document is an undo step here too, so a demo run can be undone.
+// Each state carries its caption (what made it: a tool's summary, an opened file), so the caption
+// follows Undo and Redo, and an id, so the applied-results list can tell which runs are undone.
+// Residue and atom names (from a tool's new structure or an opened PDB/.gro) are kept for saving;
+// an insert's fragments carry none, so an insert drops them and a saved file numbers molecules.
 
 const EMPTY = Object.freeze({
-  name: "untitled", elements: new Uint8Array(0), positions: new Float64Array(0), cell: null,
-  bonds: [], bondOrders: null, fragmentIds: [], selection: [], edits: 0,
+  id: 0, name: "untitled", caption: null, elements: new Uint8Array(0), positions: new Float64Array(0), cell: null,
+  bonds: [], bondOrders: null, labels: null, fragmentIds: [], selection: [], edits: 0,
 });
+
+let nextId = 1;
+
+/** The residue and atom names of a structure or snapshot that has them, else null. */
+function labelsOf(s) {
+  if (!s.residueNames && !s.atomNames) return null;
+  return {
+    residueNames: s.residueNames ? Array.from(s.residueNames) : null,
+    residueIds: s.residueIds ? Array.from(s.residueIds) : null,
+    atomNames: s.atomNames ? Array.from(s.atomNames) : null,
+  };
+}
 
 export class DocumentModel {
   constructor() {
@@ -28,8 +44,13 @@ export class DocumentModel {
   push(next, reason) {
     this.undoStack.push(this.state);
     this.redoStack = [];
-    this.state = Object.freeze(next);
+    this.state = Object.freeze({ ...next, id: nextId++ });
     this.emit(reason);
+  }
+
+  /** Whether the state `id` is the open one or one Undo can go back to (not undone). */
+  inHistory(id) {
+    return this.state.id === id || this.undoStack.some((s) => s.id === id);
   }
 
   undo() {
@@ -54,24 +75,25 @@ export class DocumentModel {
 
   /** Opens a §5.1 Structure (a file the user chose) as a new document. Positions stay float64 so
    *  the document argument sent to a tool is exactly what the file said. */
-  openStructure(structure, name) {
+  openStructure(structure, name, caption = null) {
     const n = structure.elements.length;
     this.push({
-      name, elements: Uint8Array.from(structure.elements), positions: Float64Array.from(structure.positions),
+      name, caption, elements: Uint8Array.from(structure.elements), positions: Float64Array.from(structure.positions),
       cell: structure.cell ? Array.from(structure.cell) : null,
       bonds: (structure.bonds ?? []).map(([i, j]) => [i, j]),
       bondOrders: structure.bondOrders ? Array.from(structure.bondOrders) : null,
-      fragmentIds: [], selection: [], edits: 0,
+      labels: labelsOf(structure), fragmentIds: [], selection: [], edits: 0,
     }, `opened ${name} (${n} atoms)`);
   }
 
   /** Sets (or replaces) the cell, row-major 3×3 in Å, as one undo step; atoms do not move. */
-  setCell(cell) {
-    this.push({ ...this.state, cell: Array.from(cell), edits: this.state.edits + 1 }, "set_cell");
+  setCell(cell, caption = null) {
+    this.push({ ...this.state, cell: Array.from(cell), caption, edits: this.state.edits + 1 }, "set_cell");
   }
 
-  /** Applies a plan from planApply. Returns the number of atoms it added or opened. */
-  applyPlan(plan) {
+  /** Applies a plan from planApply, captioned `caption`. Returns the number of atoms it added or
+   *  opened. */
+  applyPlan(plan, caption = null) {
     if (plan.mode === "new_document") {
       const s = plan.snapshot;
       const bonds = [];
@@ -80,7 +102,7 @@ export class DocumentModel {
         name: s.fileName, elements: Uint8Array.from(s.elements), positions: Float64Array.from(s.positions),
         cell: s.box ? Array.from(s.box) : null, bonds,
         bondOrders: s.bondOrders && s.bondOrders.some((o) => o !== 1) ? Array.from(s.bondOrders) : null,
-        fragmentIds: [], selection: [], edits: 0,
+        labels: labelsOf(s), caption, fragmentIds: [], selection: [], edits: 0,
       }, "new_document");
       return s.nAtoms;
     }
@@ -110,8 +132,8 @@ export class DocumentModel {
       }
     }
     this.push({
-      name: cur.name, elements: Uint8Array.from(elements), positions: Float64Array.from(positions), cell,
-      bonds, bondOrders, fragmentIds, selection: Array.from(plan.select), edits: cur.edits + 1,
+      name: cur.name, caption, elements: Uint8Array.from(elements), positions: Float64Array.from(positions), cell,
+      bonds, bondOrders, labels: null, fragmentIds, selection: Array.from(plan.select), edits: cur.edits + 1,
     }, "insert");
     return added;
   }
@@ -130,6 +152,17 @@ export class DocumentModel {
     if (s.bondOrders && s.bondOrders.some((o) => o !== 1)) out.bondOrders = s.bondOrders.slice();
     Object.freeze(out);
     this.structureMemo = { elements: s.elements, positions: s.positions, cell: s.cell, bonds: s.bonds, bondOrders: s.bondOrders, out };
+    return out;
+  }
+
+  /** The open document as a file keeps it: the §5.1 Structure with its residue and atom names. */
+  fileStructure() {
+    const base = this.structure();
+    if (!base) return null;
+    const labels = this.state.labels;
+    if (!labels) return base;
+    const out = { ...base };
+    for (const [key, value] of Object.entries(labels)) if (value) out[key] = value;
     return out;
   }
 }

@@ -25,3 +25,31 @@ export function say(node, text, kind = "") {
   node.className = kind;
   node.hidden = !text;
 }
+
+/** The protocol detail in a message (a browser's `TypeError: Failed to fetch`, a JSON-RPC error
+ *  code), in parentheses: folded away, not shown in the line a chemist reads. */
+const PROTOCOL_DETAIL = /\s*\(([^()]*(?:TypeError|NetworkError|Failed to fetch|JSON-RPC|-326\d\d)[^()]*)\)/g;
+
+/** `text` split into the plain line and the protocol detail taken out of it ("" when none). */
+export function fold(text) {
+  const details = [];
+  const plain = String(text ?? "").replace(PROTOCOL_DETAIL, (_, inner) => { details.push(inner.trim()); return " "; });
+  if (details.length === 0) return { plain: String(text ?? ""), detail: "" };
+  return { plain: plain.replace(/\s+([.,;:?!])(\s|$)/g, "$1$2").replace(/\s{2,}/g, " ").trim(), detail: details.join("; ") };
+}
+
+/** A folded "Details" disclosure holding `detail`, or null when there is none. */
+export function details(detail, summary = "Details") {
+  if (!detail) return null;
+  return el("details", { class: "more" }, el("summary", { text: summary }), el("span", { text: ` ${detail}` }));
+}
+
+/** As `say`, with the protocol detail of `text` folded into a "Details" disclosure. */
+export function sayFolded(node, text, kind = "") {
+  const { plain, detail } = fold(text);
+  node.replaceChildren(document.createTextNode(plain));
+  const more = details(detail);
+  if (more) node.append(" ", more);
+  node.className = kind;
+  node.hidden = !text;
+}

@@ -3,9 +3,12 @@
 // buildArguments after every change. Widgets take what they need from the host context.
 import { el } from "./dom.js";
 import { SYMBOLS, symbol, tablePosition } from "./elements.js";
+import { unitPicture } from "./thumbnail.js";
 
 // The unit a number field is shown in, kept across re-renders of the same form (by field path).
 const chosenUnits = new Map();
+// The paths of the fields the user has changed in the open form.
+const touched = new Set();
 
 /**
  * Renders `button`'s form into `container`.
@@ -15,11 +18,23 @@ const chosenUnits = new Map();
  *        openCellEditor() to set the open structure's cell}
  */
 export function renderForm(container, button, host) {
+  // A field the user touched stays marked so across re-renders of the same form.
+  if (container.dataset.tool !== `${button.serverId}/${button.name}`) touched.clear();
+  container.dataset.tool = `${button.serverId}/${button.name}`;
   container.replaceChildren();
   for (const field of button.form.fields) container.append(renderField(field, host.values, [], host));
 }
 
-/** Puts each problem's message under its field (the first one per field); returns those not placed. */
+/** Whether a field is still as the form made it: not touched by the user, and empty. Such a field
+ *  (a table row just added) is not marked wrong: it is only not filled in yet. */
+function untouchedBlank(wrap) {
+  if (wrap.classList.contains("touched")) return false;
+  const controls = wrap.querySelectorAll("input:not([type=file]), select");
+  return controls.length > 0 && [...controls].every((c) => c.value === "");
+}
+
+/** Puts each problem's message under its field (the first one per field), except on untouched
+ *  empty fields; returns those not placed. */
 export function showProblems(container, problems) {
   for (const node of container.querySelectorAll(".field-error")) { node.textContent = ""; node.hidden = true; }
   for (const node of container.querySelectorAll(".field.invalid")) node.classList.remove("invalid");
@@ -27,6 +42,7 @@ export function showProblems(container, problems) {
   for (const p of problems) {
     const wrap = p.path ? container.querySelector(`.field[data-path="${CSS.escape(p.path)}"]`) : null;
     if (!wrap) { unplaced.push(p); continue; }
+    if (untouchedBlank(wrap)) continue;
     wrap.classList.add("invalid");
     const slot = wrap.querySelector(":scope > .field-error");
     if (slot && !slot.textContent) { slot.textContent = p.message; slot.hidden = false; }
@@ -41,7 +57,7 @@ export function refreshLive(container, host) {
 }
 
 function documentText(doc) {
-  return doc ? `The open structure (${doc.elements.length} atoms${doc.cell ? ", with a cell" : ", no cell"}) is sent with the call.`
+  return doc ? `Works on the open structure (${doc.elements.length} atoms${doc.cell ? ", with a cell" : ", no cell"}).`
     : "No structure is open (0 atoms).";
 }
 function selectionText(selection) {
@@ -52,6 +68,10 @@ function renderField(field, holder, path, host) {
   const key = [...path, field.key].join("/");
   const id = `f-${key.replaceAll("/", "-")}`;
   const wrap = el("div", { class: `field control-${field.control}`, "data-path": key });
+  const touch = (e) => { if (e.target.closest(".field") === wrap) { wrap.classList.add("touched"); touched.add(key); } };
+  if (touched.has(key)) wrap.classList.add("touched");
+  wrap.addEventListener("input", touch);
+  wrap.addEventListener("change", touch);
   const marker = field.required ? " *" : field.optional ? " (optional)" : "";
   if (field.control !== "fieldset") wrap.append(el("label", { for: id, text: field.label + marker }));
   const set = (value) => { holder[field.key] = value; host.onChange(); };
@@ -211,8 +231,17 @@ const CONTROLS = {
     const select = el("select", { id, class: "atom" }, el("option", { value: "", text: "— choose an atom —" }));
     parsed.molecule.elements.forEach((z, i) => select.append(el("option", { value: String(i), text: `${i}: ${symbol(z)}` })));
     select.value = blank(value) ? "" : String(value);
-    select.addEventListener("change", () => set(select.value === "" ? "" : Number(select.value)));
-    return select;
+    // The unit's picture with atom numbers: click the atom (or pick it from the list).
+    const picture = unitPicture(parsed.molecule, blank(value) ? null : Number(value), (i) => {
+      select.value = String(i);
+      select.closest(".field")?.dispatchEvent(new Event("change", { bubbles: false }));
+      set(i);
+    }, field.label);
+    select.addEventListener("change", () => {
+      set(select.value === "" ? "" : Number(select.value));
+      picture.redraw(select.value === "" ? null : Number(select.value));
+    });
+    return el("div", { class: "atom-choice" }, select, picture);
   },
   element({ id, value, set }) {
     const input = el("input", { id, type: "number", step: "1", min: "1", max: "118", value: blank(value) ? "" : String(value) });

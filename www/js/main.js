@@ -3,7 +3,8 @@
 import init, {
   buildArguments, initialValues, parseLaunchFragment, parseMolblock, planApply, progressStyle, provenanceRecord,
 } from "../pkg/megane_builder_client.js";
-import { $, el, say } from "./dom.js";
+import { $, details, el, say, sayFolded } from "./dom.js";
+import { openStructureFile, refreshSave, saveStructure } from "./files.js";
 import { DocumentModel } from "./document.js";
 import { refreshLive, renderForm, showProblems } from "./forms.js";
 import { ProvenanceLog, planDigest } from "./provenance.js";
@@ -11,8 +12,14 @@ import { Servers, rememberedUrl } from "./servers.js";
 import { checkServer } from "./check.js";
 import { categoryIcon } from "./icons.js";
 
-// The sample library, committed in www/samples/molecules/ (see www/samples/README.md).
-const LIBRARY = ["water", "methanol", "ethanol", "acetonitrile", "benzene", "caffeine", "alanine_dipeptide", "ethylene"];
+// The sample library, committed in www/samples/molecules/ (see www/samples/README.md): the file,
+// the name a chemist reads (and the tools get), its SMILES (so a tool's example monomer given as
+// a SMILES finds it). ethylene.mol is ethane C2H6, the polyethylene repeat unit.
+const LIBRARY = [
+  ["water", "water", "O"], ["methanol", "methanol", "CO"], ["ethanol", "ethanol", "CCO"], ["acetonitrile", "acetonitrile", "CC#N"],
+  ["benzene", "benzene", "c1ccccc1"], ["caffeine", "caffeine", "Cn1cnc2c1c(=O)n(C)c(=O)n2C"],
+  ["alanine_dipeptide", "alanine dipeptide", "CC(=O)N[C@@H](C)C(=O)NC"], ["ethylene", "ethane (polyethylene repeat unit)", "CC"],
+].map(([file, name, smiles]) => ({ file, name, smiles }));
 
 const doc = new DocumentModel();
 const provenance = new ProvenanceLog();
@@ -34,13 +41,14 @@ function formContext() {
 // ---- library -------------------------------------------------------------------------------
 
 async function loadLibrary() {
-  await Promise.all(LIBRARY.map(async (name) => {
+  await Promise.all(LIBRARY.map(async ({ file, name, smiles }) => {
     try {
-      const response = await fetch(`samples/molecules/${name}.mol`);
-      if (response.ok) library.push({ name, molblock: await response.text() });
+      const response = await fetch(`samples/molecules/${file}.mol`);
+      if (response.ok) library.push({ name, smiles, molblock: await response.text() });
     } catch { /* a missing sample is skipped: the library is what exists */ }
   }));
-  library.sort((a, b) => LIBRARY.indexOf(a.name) - LIBRARY.indexOf(b.name));
+  const order = (m) => LIBRARY.findIndex((l) => l.name === m.name);
+  library.sort((a, b) => order(a) - order(b));
   renderLibrary();
 }
 
@@ -85,19 +93,36 @@ async function importMolFiles(files) {
 
 // ---- tools menu ----------------------------------------------------------------------------
 
+/** What a server said on connecting, in words a chemist reads; the protocol's own words folded. */
+function serverNotices(entry) {
+  const s = entry.server;
+  const own = new Set(entry.toolbox.notices);
+  const connection = (s.notices ?? []).filter((n) => !own.has(n));
+  const out = [];
+  if (entry.olderProtocol && connection.length) {
+    out.push(el("p", { class: "server-notice" },
+      el("span", { text: "Connected with the earlier version of the tool protocol, which this server speaks; this page uses it for this server from now on. " }),
+      details(connection.join(" "))));
+  } else {
+    for (const notice of connection) { const p = el("p", { class: "server-notice" }); sayFolded(p, notice, "server-notice"); out.push(p); }
+  }
+  for (const notice of entry.toolbox.notices) out.push(el("p", { class: "server-notice", text: notice }));
+  return out;
+}
+
 function renderTools() {
   const box = $("tools");
   box.replaceChildren();
   for (const entry of servers.entries.values()) {
     const s = entry.server;
-    const head = el("div", { class: "server-head" }, el("h3", { text: entry.kind === "offline" ? "Offline (in this page)" : s.serverName }));
-    head.append(el("button", { type: "button", class: "check", text: "Check", title: "Run the contract's conformance checks (§10) against this server", "data-server": entry.id, onclick: () => runCheck(entry.id) }));
+    const head = el("div", { class: "server-head" }, el("h3", { text: entry.kind === "offline" ? "In this page (no server)" : s.serverName }));
+    head.append(el("button", { type: "button", class: "check", text: "Check", title: "Run each tool with an example and check that this page can use what it gives", "data-server": entry.id, onclick: () => runCheck(entry.id) }));
     if (entry.kind !== "offline") {
       head.append(el("button", { type: "button", class: "disconnect", text: "Disconnect", "data-server": entry.id, onclick: () => disconnect(entry.id) }));
     }
     const section = el("div", { class: "server", "data-server": entry.id }, head);
     if (entry.url) section.append(el("div", { class: "server-url", text: `${entry.url}${s.serverVersion ? ` · v${s.serverVersion}` : ""}` }));
-    for (const notice of [...(s.notices ?? []), ...entry.toolbox.notices]) section.append(el("p", { class: "hint", text: notice }));
+    section.append(...serverNotices(entry));
     for (const group of entry.toolbox.categories) {
       const cat = el("div", { class: "category", "data-category": group.category },
         el("h4", {}, el("img", { src: categoryIcon(group.category), alt: "" }), el("span", { text: group.label })));
@@ -109,25 +134,28 @@ function renderTools() {
           title: button.disabledReason ?? button.tooltip, disabled: Boolean(button.disabledReason),
           onclick: () => chooseTool(entry.id, name),
         }, el("img", { src: button.icon ?? categoryIcon(button.category), alt: "" }), el("span", { text: button.label }));
-        if (current?.serverId === entry.id && current.button.name === name) node.classList.add("active");
         cat.append(node);
         if (button.disabledReason) cat.append(el("p", { class: "reason", text: button.disabledReason }));
       }
       section.append(cat);
     }
-    const hidden = [
-      ...entry.toolbox.unsupportedContract.map((t) => [t, "unsupported contract version"]),
-      ...entry.toolbox.unknownApply.map((t) => [t, "unknown apply mode"]),
-      ...entry.toolbox.malformed.map((t) => [t, "malformed marker"]),
-    ];
+    const hidden = [...entry.toolbox.unsupportedContract, ...entry.toolbox.unknownApply, ...entry.toolbox.malformed];
     if (hidden.length) {
-      section.append(el("h4", { text: "Hidden tools" }),
-        el("ul", { class: "hidden-tools" }, ...hidden.map(([t, why]) => el("li", { text: `${t.label} (${t.name}) — ${why}: ${t.reason}` }))));
+      section.append(el("h4", { text: "Tools this page cannot use" }),
+        el("ul", { class: "hidden-tools" }, ...hidden.map((t) => el("li", {}, el("span", { text: `${t.label} ` }), details(`${t.name}: ${t.reason}`, "why")))));
     }
     if (entry.toolbox.plainTools.length) {
-      section.append(el("p", { class: "hint", text: `Not Builder buttons (plain MCP tools): ${entry.toolbox.plainTools.map((t) => t.label).join(", ")}` }));
+      section.append(el("p", { class: "hint", text: `Other tools of this server (they do not build structures): ${entry.toolbox.plainTools.map((t) => t.label).join(", ")}` }));
     }
     box.append(section);
+  }
+  markActiveTool();
+}
+
+/** Marks the chosen tool's button, in place: the buttons (and the focus on one) stay. */
+function markActiveTool() {
+  for (const node of document.querySelectorAll("button.tool")) {
+    node.classList.toggle("active", Boolean(current) && node.dataset.server === current.serverId && node.dataset.tool === current.button.name);
   }
 }
 
@@ -145,7 +173,7 @@ function chooseTool(serverId, name) {
   $("form-tooltip").textContent = button.tooltip;
   const dest = destinationNotice(entry, button);
   say($("form-destination"), dest, "destination");
-  renderTools();
+  markActiveTool();
   rerenderForm();
 }
 
@@ -192,13 +220,20 @@ function refreshForm() {
   say($("form-warning"), replaces ? "The result replaces the open structure and its history." : "", "warning");
 }
 
+/** The form's one line under Run: an error (red, announced), or a note such as a cancel. */
+function formLine(text, kind = "error") {
+  const node = $("form-error");
+  sayFolded(node, text, kind);
+  if (kind === "error" && text) node.setAttribute("role", "alert"); else node.removeAttribute("role");
+}
+
 // ---- running -------------------------------------------------------------------------------
 
 async function run() {
   if (!current || running || !current.built?.ok) return;
   const { serverId, button } = current;
   const entry = servers.get(serverId);
-  if (!entry) { say($("form-error"), "That server is no longer connected.", "error"); return; }
+  if (!entry) { formLine("That server is no longer connected."); return; }
   if (button.marker.apply === "new_document" && doc.edited && !window.confirm("Discard unsaved edits?\n\nThe result replaces the open structure and its history.")) return;
   const args = current.built.arguments;
   const documentAtRun = formContext().document;
@@ -207,21 +242,22 @@ async function run() {
   const outcome = await callWithProgress(entry, button, args);
   $("status").textContent = outcome.ok ? `${button.label} finished ${where}.` : `${button.label} ${outcome.cancelled ? "cancelled" : "failed"}.`;
   if (!outcome.ok) {
-    // The form keeps the user's values; the one line says what to do.
-    say($("form-error"), outcome.cancelled ? "Cancelled: nothing was applied." : outcome.error, "error");
+    // The form keeps the user's values; the one line says what to do. A cancel is not an error.
+    if (outcome.cancelled) formLine("Cancelled: nothing was applied.", "note");
+    else formLine(outcome.error);
     return;
   }
-  if (!outcome.result) { say($("form-error"), `Not a Builder result: ${outcome.summary}`, "error"); return; }
+  if (!outcome.result) { formLine(`This tool gave no structure: ${outcome.summary}`); return; }
   const planned = planApply(button, outcome.result, documentAtRun, { existingFragmentIds: doc.state.fragmentIds });
-  if (!planned.ok) { say($("form-error"), planned.error, "error"); return; }
+  if (!planned.ok) { formLine(planned.error); return; }
   const digest = await planDigest(planned.plan);
-  const atoms = doc.applyPlan(planned.plan);
-  showNotice(outcome.summary, outcome.warnings);
+  const caption = { text: [outcome.summary, ...outcome.warnings.map((w) => `Warning: ${w}`)].filter(Boolean).join("\n"), warn: outcome.warnings.length > 0 };
+  const atoms = doc.applyPlan(planned.plan, caption);
   const identity = { id: entry.id, name: entry.server.serverName, version: entry.server.serverVersion ?? "", ...(entry.url ? { url: entry.url } : {}) };
   const record = provenanceRecord(identity, button, args, outcome.result, atoms);
-  provenance.add({ record, serverId, button, args, document: documentAtRun, digest });
+  provenance.add({ record, serverId, button, args, document: documentAtRun, digest, stateId: doc.state.id, where });
   renderProvenance();
-  say($("form-error"), "");
+  formLine("", "");
 }
 
 /** One call with the progress bar (or spinner) and Cancel wired to an AbortController. */
@@ -238,7 +274,7 @@ async function callWithProgress(entry, button, args) {
   $("run").disabled = true;
   // The plan is made against the document as it was at Run: no edits until the call ends.
   setEditing(false);
-  say($("form-error"), "");
+  formLine("", "");
   try {
     return await entry.server.call(button.name, args, {
       signal: controller.signal,
@@ -259,31 +295,30 @@ async function callWithProgress(entry, button, args) {
   }
 }
 
-function showNotice(summary, warnings) {
-  const text = [summary, ...warnings.map((w) => `Warning: ${w}`)].filter(Boolean).join("\n");
-  say($("notice"), text, warnings.length ? "warn" : "");
-}
+// ---- applied results -----------------------------------------------------------------------
 
-// ---- provenance ----------------------------------------------------------------------------
-
+/** The applied results, each marked undone while Undo has taken it back. */
 function renderProvenance() {
   const list = $("provenance-list");
   list.replaceChildren(...provenance.entries.map((entry, i) => {
     const r = entry.record;
     const seed = entry.args.seed !== undefined ? `, seed ${entry.args.seed}` : "";
     const result = el("span", { class: "rebuild-result" });
-    return el("li", { "data-index": String(i) },
-      el("span", { text: `${r.tool} on ${r.server.name}: ${r.atoms} atoms${seed}, sha256 ${entry.digest.slice(0, 12)}… ` }),
-      el("button", { type: "button", class: "rebuild", text: "Rebuild", onclick: () => rebuild(entry, result) }),
+    const undone = !doc.inHistory(entry.stateId);
+    return el("li", { "data-index": String(i), "data-sha256": entry.digest, class: undone ? "undone" : "" },
+      el("span", { text: `${entry.button.label} ${entry.where}: ${r.atoms} atoms${seed}` }), " ",
+      undone ? el("span", { class: "undone-mark", text: "(undone)" }) : null,
+      el("button", { type: "button", class: "rebuild", text: "Rebuild", title: "Run it again with the same inputs and compare the atoms", onclick: () => rebuild(entry, result) }),
       result);
   }));
+  $("provenance-empty").hidden = provenance.entries.length > 0;
   const link = $("export-provenance");
   link.href = provenance.exportUrl();
   link.hidden = provenance.entries.length === 0;
 }
 
-/** Calls the same tool with the same recorded arguments and compares the structure by SHA-256;
- *  the rebuilt structure is not applied. */
+/** Calls the same tool with the same recorded arguments and compares the structure (SHA-256 of
+ *  its elements and positions); the rebuilt structure is not applied. */
 async function rebuild(entry, out) {
   const server = servers.get(entry.serverId);
   if (!server) { out.textContent = "The server is not connected."; return; }
@@ -294,9 +329,11 @@ async function rebuild(entry, out) {
   const planned = planApply(entry.button, outcome.result, entry.document, {});
   if (!planned.ok) { out.textContent = `Rebuild failed: ${planned.error}`; return; }
   const digest = await planDigest(planned.plan);
-  out.textContent = digest === entry.digest ? "Identical structure (same SHA-256)." : `Different structure (sha256 ${digest.slice(0, 12)}…).`;
+  out.textContent = digest === entry.digest ? "Identical structure: the same atoms at the same positions." : "Different structure: the atoms or their positions differ.";
   out.dataset.identical = String(digest === entry.digest);
 }
+
+// ---- the server check ----------------------------------------------------------------------
 
 async function runCheck(id) {
   const entry = servers.get(id);
@@ -304,19 +341,28 @@ async function runCheck(id) {
   const list = $("check-report");
   list.replaceChildren();
   $("check-panel").hidden = false;
-  $("check-title").textContent = `Server check: ${entry.kind === "offline" ? "offline tools" : entry.server.serverName}`;
-  $("check-state").textContent = "Checking…";
+  const who = entry.kind === "offline" ? "the tools in this page" : entry.server.serverName;
+  $("check-title").textContent = `Check: ${who}`;
+  $("check-state").replaceChildren(el("span", { class: "spinner" }), `Checking ${who}: each tool is run with an example…`);
+  const button = document.querySelector(`.server[data-server="${CSS.escape(id)}"] button.check`);
+  const restore = button?.textContent;
+  if (button) { button.textContent = "Checking…"; button.disabled = true; button.setAttribute("aria-busy", "true"); }
+  $("check-panel").scrollIntoView({ block: "nearest" });
   running = { controller: new AbortController() };
+  refreshForm();
   try {
-    await checkServer(entry, formContext(), ({ status, text }) => {
-      list.append(el("li", { class: status, text: `${{ pass: "✓", fail: "✗", warn: "⚠", skip: "–" }[status]} ${text}` }));
+    await checkServer(entry, formContext(), ({ status, text, detail }) => {
+      list.append(el("li", { class: status }, el("span", { class: "plain", text }), details(detail)));
     });
     const fails = list.querySelectorAll("li.fail").length;
     const warnings = list.querySelectorAll("li.warn").length;
     const warned = warnings ? ` (${warnings} warning${warnings === 1 ? "" : "s"})` : "";
-    $("check-state").textContent = fails ? `${fails} problem(s) found${warned}.` : `Every check passed${warned}.`;
+    $("check-state").textContent = fails ? `${fails} problem${fails === 1 ? "" : "s"} found${warned}.` : `Every check passed${warned}.`;
+  } catch (error) {
+    $("check-state").textContent = `The check stopped: ${error.message ?? error}`;
   } finally {
     running = null;
+    if (button?.isConnected) { button.textContent = restore; button.disabled = false; button.removeAttribute("aria-busy"); }
     refreshForm();
   }
 }
@@ -330,7 +376,7 @@ async function connectTo(url, token) {
   const outcome = await servers.connectRemote(url, token);
   $("connect").disabled = false;
   if (!outcome.ok) {
-    say($("server-error"), outcome.error, "error");
+    sayFolded($("server-error"), outcome.error, "error");
     $("status").textContent = "Not connected.";
     return;
   }
@@ -354,11 +400,13 @@ function closeForm() {
   $("run").disabled = true;
 }
 
-/** Undo, Redo and Open structure are off while a tool runs. */
+/** Undo, Redo, Open and Save are off while a tool runs. */
 function setEditing(on) {
   $("open-file").disabled = !on;
+  $("open-label").classList.toggle("disabled", !on);
   $("undo").disabled = !on || !doc.canUndo;
   $("redo").disabled = !on || !doc.canRedo;
+  refreshSave(doc, !on);
 }
 
 /** §8: #tools=<url>&token=<token> connects on load; the fragment leaves the address bar first. */
@@ -375,7 +423,7 @@ async function launchFromFragment(hash = location.hash) {
 async function previewToolList(file) {
   say($("server-error"), "");
   let json;
-  try { json = JSON.parse(await file.text()); } catch (error) { say($("server-error"), `${file.name}: not JSON (${error.message})`, "error"); return; }
+  try { json = JSON.parse(await file.text()); } catch { say($("server-error"), `${file.name}: not a tool list (it is not JSON).`, "error"); return; }
   const outcome = servers.addPreview(file.name, json);
   if (!outcome.ok) say($("server-error"), `${file.name}: ${outcome.error}`, "error");
 }
@@ -385,9 +433,9 @@ async function previewSampleList() {
   try {
     const response = await fetch("samples/tools-list.json");
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    await previewToolList(new File([await response.blob()], "tools-list.json"));
+    await previewToolList(new File([await response.blob()], "reference tools"));
   } catch (error) {
-    say($("server-error"), `The sample tools/list could not be read: ${error.message}`, "error");
+    say($("server-error"), `The reference tools could not be read: ${error.message}`, "error");
   }
 }
 
@@ -414,32 +462,9 @@ function applyCell() {
   const abc = ["cell-a", "cell-b", "cell-c"].map((id) => Number($(id).value));
   if (!abc.every((x) => Number.isFinite(x) && x > 0)) { $("cell-msg").textContent = "Give a, b and c in Å, each above 0."; return; }
   if (doc.atomCount === 0) { $("cell-msg").textContent = "Open or build a structure first."; return; }
-  doc.setCell([abc[0], 0, 0, 0, abc[1], 0, 0, 0, abc[2]]);
+  doc.setCell([abc[0], 0, 0, 0, abc[1], 0, 0, 0, abc[2]], { text: `Cell set: ${abc.join(" × ")} Å.`, warn: false });
   $("cell-msg").textContent = `Cell set: ${abc.join(" × ")} Å.`;
   $("cell-editor").open = false;
-}
-
-async function openStructureFile(file) {
-  const text = await file.text();
-  const name = file.name.replace(/\.[^.]*$/, "");
-  let structure;
-  if (/\.mol$/i.test(file.name)) {
-    const parsed = parseMolblock(text);
-    if (!parsed.ok) { showNotice(`${file.name}: ${parsed.error}`, []); return; }
-    const m = parsed.molecule;
-    structure = { elements: m.elements, positions: m.positions.flat(), cell: null, bonds: m.bonds ?? [], bondOrders: m.bondOrders };
-  } else {
-    try {
-      structure = JSON.parse(text);
-      const n = structure.elements?.length;
-      if (!Array.isArray(structure.elements) || !Array.isArray(structure.positions) || structure.positions.length !== 3 * n) throw new Error("not a Structure (elements, positions, cell, bonds)");
-    } catch (error) {
-      showNotice(`${file.name}: ${error.message}`, []);
-      return;
-    }
-  }
-  doc.openStructure(structure, name);
-  showNotice(`Opened ${file.name}: ${structure.elements.length} atoms.`, []);
 }
 
 function onDocumentChange(state, reason) {
@@ -451,6 +476,11 @@ function onDocumentChange(state, reason) {
   $("selection-count").textContent = state.selection.length ? `${state.selection.length} selected` : "";
   $("undo").disabled = !doc.canUndo || Boolean(running);
   $("redo").disabled = !doc.canRedo || Boolean(running);
+  // The caption is the open state's: it follows Undo and Redo.
+  const caption = state.caption;
+  say($("notice"), caption?.text ?? "", caption?.warn ? "warn" : "");
+  if (reason !== "selection") renderProvenance();
+  refreshSave(doc, Boolean(running));
   refreshForm();
 }
 
@@ -467,7 +497,7 @@ async function main() {
   try {
     await init();
   } catch (error) {
-    $("status").textContent = `The package did not load: ${error.message}`;
+    $("status").textContent = `The page did not load: ${error.message}`;
     return;
   }
   try {
@@ -489,8 +519,9 @@ async function main() {
   await loadLibrary();
   $("list-file").addEventListener("change", (e) => { if (e.target.files[0]) previewToolList(e.target.files[0]); e.target.value = ""; });
   $("sample-list").addEventListener("click", previewSampleList);
-  $("mol-file").addEventListener("change", (e) => importMolFiles([...e.target.files]));
-  $("open-file").addEventListener("change", (e) => { if (e.target.files[0]) openStructureFile(e.target.files[0]); e.target.value = ""; });
+  $("mol-file").addEventListener("change", (e) => { importMolFiles([...e.target.files]); e.target.value = ""; });
+  $("open-file").addEventListener("change", (e) => { if (e.target.files[0] && !running) openStructureFile(doc, e.target.files[0]); e.target.value = ""; });
+  $("save").addEventListener("click", () => { if (!running) saveStructure(doc, $("save-format").value); });
   $("undo").addEventListener("click", () => { if (!running) doc.undo(); });
   $("cell-editor").addEventListener("toggle", () => { if ($("cell-editor").open && !$("cell-a").value) openCellEditor(); });
   $("cell-apply").addEventListener("click", () => { if (!running) applyCell(); });
@@ -506,7 +537,7 @@ async function main() {
   $("cancel").addEventListener("click", () => running?.controller.abort());
   // For the end-to-end tests (and the curious): read-only handles on the page's state.
   window.meganeDemo = { doc, get view() { return view; }, servers, provenance, get built() { return current?.built ?? null; } };
-  $("status").textContent = `Ready. Offline tools loaded; library: ${library.map((m) => m.name).join(", ") || "empty"}.`;
+  $("status").textContent = `Ready. The tools in this page need no server; library: ${library.map((m) => m.name).join(", ") || "empty"}.`;
   await launchFromFragment(launchHash);
   // A link opened in this tab again changes only the fragment: handle it the same way.
   window.addEventListener("hashchange", () => launchFromFragment(location.hash));

@@ -1,16 +1,22 @@
 // The tool servers the page uses at once: the in-page offline tools and any number of Streamable
 // HTTP servers. Each tool is addressed as (server id, tool name). The URL is remembered in
 // localStorage, the token never (nor sign-in tokens: those stay in the connection); the first connection to a URL is confirmed by the user (§9).
+// A server whose origin refused the newer (2026-07-28) protocol is remembered for the page's
+// lifetime, and connected with the earlier protocol from then on: no refused probe each time.
 import { checkServerUrl, connect, parseToolList } from "../pkg/megane_builder_client.js";
 import { offlineTools } from "../pkg/offline.js";
 import { signInOptions } from "./signin.js";
 
 const URL_KEY = "megane-demo.server-url";
 const TRUST_KEY = "megane-demo.trusted-urls";
-export const DEFAULT_URL = "http://127.0.0.1:8765/mcp";
+/** The protocol version a server speaks when it took the newer protocol. */
+const NEWER = "2026-07-28";
+/** Origins that refused the newer protocol in this page's lifetime (not stored). */
+const legacyOrigins = new Set();
 
+/** The URL last connected to, or "" (no default: nothing runs at a made-up address). */
 export function rememberedUrl() {
-  return localStorage.getItem(URL_KEY) || DEFAULT_URL;
+  return localStorage.getItem(URL_KEY) || "";
 }
 
 function trusted() {
@@ -67,9 +73,11 @@ export class Servers {
     if (!checked.ok) return { ok: false, error: checked.error };
     if (!confirmFirstConnection(url)) return { ok: false, error: "Not connected: you declined the connection." };
     const id = url; // the server id of the user's configuration: here, its URL
+    const origin = new URL(url).origin;
+    const protocol = legacyOrigins.has(origin) ? "legacy" : "auto";
     // Without a token, a server that asks for sign-in gets it (a "Sign in" button, signin.js).
     const server = await connect(url, {
-      ...(token ? { token } : { auth: signInOptions(url) }), serverId: id,
+      ...(token ? { token } : { auth: signInOptions(url) }), serverId: id, protocol,
       onToolsChanged: (toolbox) => { const e = this.entries.get(id); if (e) { e.toolbox = toolbox; this.onChange(); } },
     });
     // A failed reconnect leaves a working connection to the same URL in place.
@@ -77,7 +85,9 @@ export class Servers {
     const previous = this.entries.get(id);
     if (previous) previous.server.close();
     localStorage.setItem(URL_KEY, url);
-    this.entries.set(id, { id, kind: "remote", url, server, toolbox: server.toolbox });
+    const older = protocol === "auto" && server.protocolVersion !== NEWER;
+    if (older) legacyOrigins.add(origin);
+    this.entries.set(id, { id, kind: "remote", url, server, toolbox: server.toolbox, olderProtocol: older || protocol === "legacy", protocol });
     this.onChange();
     return { ok: true };
   }

@@ -1,11 +1,17 @@
 // The 3D view: three.js (vendored from npm by scripts/build.sh, never a CDN) drawing atoms as
-// instanced spheres in element colours, bonds as two-coloured lines, and the cell box. Drag rotates,
-// the wheel zooms, a click selects an atom (shift-click adds) for the selection widget.
+// instanced spheres in element colours, bonds as sticks in the colours of their two atoms, and the
+// cell box. Drag rotates, the wheel zooms, a click selects an atom (shift-click adds) for the
+// selection widget. Selected atoms keep their element colour and get a yellow halo. A new
+// structure is framed whole: the camera backs off until the bounding sphere of the atoms (and the
+// cell) fits the narrower of the two fields of view, and again when the view is resized, until
+// the user zooms.
 import * as THREE from "../vendor/three.module.js";
 import { color, radius } from "./elements.js";
 
 const BACKGROUND = 0x1d2330;
-const SELECTED = new THREE.Color(0xffd84a);
+const HALO = 0xffd84a;
+/** Stick radius in Å: thin beside the spheres, wide enough to see at a box's scale. */
+const STICK = 0.11;
 
 export class StructureView {
   constructor(canvas, { onPick } = {}) {
@@ -25,7 +31,10 @@ export class StructureView {
     this.root = new THREE.Group(); // rotated by dragging; holds the structure centred on the origin
     this.scene.add(this.root);
     this.distance = 30;
+    this.radius = 10; // of the framed structure's bounding sphere, Å
+    this.autoFit = true;
     this.atoms = null;
+    this.halo = null;
     this.state = null;
     this.dirty = true;
     this.installControls();
@@ -40,6 +49,7 @@ export class StructureView {
     this.renderer.setSize(w, h, false);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
+    if (this.autoFit) this.distance = this.fitDistance();
     this.dirty = true;
   }
 
@@ -77,6 +87,7 @@ export class StructureView {
     this.canvas.addEventListener("wheel", (e) => {
       e.preventDefault();
       this.distance = Math.max(2, this.distance * Math.exp(e.deltaY * 0.001));
+      this.autoFit = false;
       this.dirty = true;
     }, { passive: false });
   }
@@ -115,14 +126,20 @@ export class StructureView {
     this.root.updateMatrixWorld();
   }
 
-  /** Where atom i is drawn, in client pixels (used by the tests to click an atom). */
+  /** Where atom i is drawn, in client pixels, with its depth (-1 nearest to 1 farthest), and
+   *  its drawn radius in pixels (used by the tests to click an atom and to check the framing). */
   screenPosition(i) {
     const p = this.state.positions;
     this.updateCamera();
     const v = new THREE.Vector3(p[3 * i], p[3 * i + 1], p[3 * i + 2]).sub(this.center).applyMatrix4(this.root.matrixWorld);
+    const away = v.clone().applyMatrix4(this.camera.matrixWorldInverse).z;
     v.project(this.camera);
     const rect = this.canvas.getBoundingClientRect();
-    return { x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height };
+    const focal = rect.height / 2 / Math.tan(THREE.MathUtils.degToRad(this.camera.fov / 2));
+    return {
+      x: rect.left + ((v.x + 1) / 2) * rect.width, y: rect.top + ((1 - v.y) / 2) * rect.height, depth: v.z,
+      radius: (radius(this.state.elements[i]) * focal) / Math.max(-away, 1e-6),
+    };
   }
 
   clear() {
@@ -132,6 +149,7 @@ export class StructureView {
       child.material?.dispose();
     }
     this.atoms = null;
+    this.halo = null;
   }
 
   /** Redraws the document state. `refit` recentres the camera (new structure, not a selection). */
@@ -165,26 +183,7 @@ export class StructureView {
       this.atoms = mesh;
       this.root.add(mesh);
     }
-    if (bonds.length > 0) {
-      // Each bond as two half-lines in the colours of its atoms.
-      const pos = new Float32Array(bonds.length * 12);
-      const col = new Float32Array(bonds.length * 12);
-      const a = new THREE.Color();
-      const b = new THREE.Color();
-      bonds.forEach(([i, j], k) => {
-        const pi = [positions[3 * i] - c.x, positions[3 * i + 1] - c.y, positions[3 * i + 2] - c.z];
-        const pj = [positions[3 * j] - c.x, positions[3 * j + 1] - c.y, positions[3 * j + 2] - c.z];
-        const mid = [(pi[0] + pj[0]) / 2, (pi[1] + pj[1]) / 2, (pi[2] + pj[2]) / 2];
-        pos.set([...pi, ...mid, ...mid, ...pj], k * 12);
-        a.setHex(color(elements[i]));
-        b.setHex(color(elements[j]));
-        col.set([a.r, a.g, a.b, a.r, a.g, a.b, b.r, b.g, b.b, b.r, b.g, b.b], k * 12);
-      });
-      const geometry = new THREE.BufferGeometry();
-      geometry.setAttribute("position", new THREE.BufferAttribute(pos, 3));
-      geometry.setAttribute("color", new THREE.BufferAttribute(col, 3));
-      this.root.add(new THREE.LineSegments(geometry, new THREE.LineBasicMaterial({ vertexColors: true })));
-    }
+    if (bonds.length > 0) this.root.add(this.sticks(elements, positions, bonds, c));
     if (cell) {
       const o = new THREE.Vector3(-c.x, -c.y, -c.z);
       const va = new THREE.Vector3(cell[0], cell[1], cell[2]);
@@ -201,33 +200,94 @@ export class StructureView {
     }
   }
 
-  paintSelection() {
-    if (!this.atoms) return;
-    const { elements, selection } = this.state;
-    const chosen = new Set(selection);
-    const tmp = new THREE.Color();
-    // Selected atoms are tinted, not repainted, so their elements stay recognisable.
-    for (let i = 0; i < elements.length; i++) {
-      tmp.setHex(color(elements[i]));
-      this.atoms.setColorAt(i, chosen.has(i) ? tmp.lerp(SELECTED, 0.6) : tmp);
-    }
-    this.atoms.instanceColor.needsUpdate = true;
+  /** Each bond as two half-sticks (open cylinders) in the colours of its two atoms. */
+  sticks(elements, positions, bonds, c) {
+    const seg = bonds.length > 100000 ? 5 : 8;
+    const mesh = new THREE.InstancedMesh(new THREE.CylinderGeometry(1, 1, 1, seg, 1, true), new THREE.MeshLambertMaterial(), 2 * bonds.length);
+    const up = new THREE.Vector3(0, 1, 0);
+    const a = new THREE.Vector3();
+    const b = new THREE.Vector3();
+    const dir = new THREE.Vector3();
+    const q = new THREE.Quaternion();
+    const m = new THREE.Matrix4();
+    const scale = new THREE.Vector3();
+    const at = (i, v) => v.set(positions[3 * i] - c.x, positions[3 * i + 1] - c.y, positions[3 * i + 2] - c.z);
+    bonds.forEach(([i, j], k) => {
+      at(i, a);
+      at(j, b);
+      dir.subVectors(b, a);
+      const length = dir.length();
+      if (length === 0) return;
+      q.setFromUnitVectors(up, dir.divideScalar(length));
+      scale.set(STICK, length / 2, STICK);
+      // The half at atom i: centred a quarter of the way along; the half at j: three quarters.
+      m.compose(a.clone().addScaledVector(dir, length / 4), q, scale);
+      mesh.setMatrixAt(2 * k, m);
+      mesh.setColorAt(2 * k, new THREE.Color(color(elements[i])));
+      m.compose(a.clone().addScaledVector(dir, (3 * length) / 4), q, scale);
+      mesh.setMatrixAt(2 * k + 1, m);
+      mesh.setColorAt(2 * k + 1, new THREE.Color(color(elements[j])));
+    });
+    mesh.computeBoundingSphere();
+    return mesh;
   }
 
-  /** Centre on the cell (else the atoms) and back off far enough to see all of it. */
+  /** Selected atoms keep their element colour; a translucent yellow shell (its back faces only,
+   *  so the atom in front hides all but a ring) marks each one. */
+  paintSelection() {
+    if (this.halo) {
+      this.root.remove(this.halo);
+      this.halo.geometry.dispose();
+      this.halo.material.dispose();
+      this.halo = null;
+    }
+    if (!this.atoms) return;
+    const { elements, positions, selection } = this.state;
+    if (selection.length === 0) return;
+    const c = this.center;
+    const halo = new THREE.InstancedMesh(new THREE.SphereGeometry(1, 12, 9),
+      new THREE.MeshBasicMaterial({ color: HALO, transparent: true, opacity: 0.5, side: THREE.BackSide, depthWrite: false }), selection.length);
+    const m = new THREE.Matrix4();
+    selection.forEach((i, k) => {
+      const r = radius(elements[i]) * 1.3 + 0.05;
+      m.makeScale(r, r, r).setPosition(positions[3 * i] - c.x, positions[3 * i + 1] - c.y, positions[3 * i + 2] - c.z);
+      halo.setMatrixAt(k, m);
+    });
+    halo.computeBoundingSphere();
+    this.halo = halo;
+    this.root.add(halo);
+  }
+
+  /** How far the camera stands to see the whole bounding sphere in both fields of view. */
+  fitDistance() {
+    const vertical = THREE.MathUtils.degToRad(this.camera.fov) / 2;
+    const horizontal = Math.atan(Math.tan(vertical) * this.camera.aspect);
+    return Math.max(4, (this.radius / Math.sin(Math.min(vertical, horizontal))) * 1.06);
+  }
+
+  /** Centre on the atoms and the cell, and back off far enough to see all of them. */
   fit() {
-    const { positions, cell } = this.state;
+    const { elements, positions, cell } = this.state;
     const box = new THREE.Box3();
-    for (let i = 0; i < positions.length; i += 3) box.expandByPoint(new THREE.Vector3(positions[i], positions[i + 1], positions[i + 2]));
+    const v = new THREE.Vector3();
+    for (let i = 0; i < positions.length; i += 3) box.expandByPoint(v.set(positions[i], positions[i + 1], positions[i + 2]));
     if (cell) {
       for (const [i, j, k] of [[0, 0, 0], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0, 1, 1]]) {
-        box.expandByPoint(new THREE.Vector3(i * cell[0] + j * cell[3] + k * cell[6], i * cell[1] + j * cell[4] + k * cell[7], i * cell[2] + j * cell[5] + k * cell[8]));
+        box.expandByPoint(v.set(i * cell[0] + j * cell[3] + k * cell[6], i * cell[1] + j * cell[4] + k * cell[7], i * cell[2] + j * cell[5] + k * cell[8]));
       }
     }
     if (box.isEmpty()) box.set(new THREE.Vector3(-5, -5, -5), new THREE.Vector3(5, 5, 5));
     this.center = box.getCenter(new THREE.Vector3());
-    const size = box.getSize(new THREE.Vector3()).length();
-    this.distance = Math.max(6, size * 1.25 + 2);
+    // The sphere round the centre that holds every atom (with its drawn radius) and cell corner.
+    let r2 = 0;
+    for (let i = 0; i < positions.length; i += 3) {
+      const d = Math.hypot(positions[i] - this.center.x, positions[i + 1] - this.center.y, positions[i + 2] - this.center.z) + radius(elements[i / 3]);
+      r2 = Math.max(r2, d);
+    }
+    const corners = box.getSize(new THREE.Vector3()).length() / 2;
+    this.radius = Math.max(r2, cell ? corners : 0, 2);
+    this.autoFit = true;
+    this.distance = this.fitDistance();
     this.root.quaternion.setFromEuler(new THREE.Euler(0.35, -0.5, 0));
   }
 }

@@ -34,7 +34,7 @@ pub fn union_volume(positions: &[[f64; 3]], r: f64) -> f64 {
     let h = r / 12.0;
     let r2 = r * r;
     let mut order: Vec<usize> = (0..positions.len()).collect();
-    crate::sort_indices(&mut order, |a, b| {
+    crate::sort::sort_indices(&mut order, |a, b| {
         positions[a][0].total_cmp(&positions[b][0]).then(a.cmp(&b))
     });
     let x0 = positions[order[0]][0] - r;
@@ -101,7 +101,7 @@ const REMEMBERED: usize = 8;
 /// (exact bits of the radius and the positions as the key, so the value is the one computed):
 /// a tiny box is called again and again with the same molecules, and this integral was about a
 /// quarter of such a call (issue 12).
-fn template_volume(positions: &[[f64; 3]], r: f64) -> f64 {
+pub(crate) fn template_volume(positions: &[[f64; 3]], r: f64) -> f64 {
     type Key = (u64, Vec<u64>);
     static SEEN: Mutex<Vec<(Key, f64)>> = Mutex::new(Vec::new());
     if positions.len() > REMEMBERED_ATOMS {

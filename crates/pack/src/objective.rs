@@ -206,7 +206,7 @@ impl System {
             count[k as usize] += 1;
         }
         let mut order: Vec<usize> = (0..radius.len()).collect();
-        crate::sort_indices(&mut order, |a, b| {
+        crate::sort::sort_indices(&mut order, |a, b| {
             radius[a].total_cmp(&radius[b]).then(a.cmp(&b))
         });
         let mut seen = 0;

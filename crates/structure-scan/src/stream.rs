@@ -15,11 +15,10 @@
 //! value of a member read at once: `cell`, `scalars`, an unknown member). The Structure's text is
 //! not kept: a caller that must read the whole body again when the scan declines keeps it itself.
 
-use super::checks::Facts;
-use super::{
-    atom_index, atomic_number, bond_order, push_sized, unsigned_digits, CallScan, Dictionary,
-    Field, Level, Scanned, Scanner, MAX_INT_DIGITS, REQUIRED,
-};
+use crate::checks::Facts;
+use crate::numbers::{atom_index, atomic_number, bond_order, unsigned_digits, MAX_INT_DIGITS};
+use crate::scanned::{CallScan, Scanned};
+use crate::scanner::{push_sized, Dictionary, Field, Level, Scanner, REQUIRED};
 
 /// Where the reading stands.
 #[derive(Clone, Copy, PartialEq, Debug)]

@@ -14,7 +14,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Vis
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::{ListItem, ListRoot, ToolDefinition};
+use super::listing::{ListItem, ListRoot, ToolDefinition};
 use crate::contract::marker::MARKER_KEY;
 
 /// The scalar visits of a visitor that keeps nothing of a scalar: each gives `$none`.

@@ -2,84 +2,35 @@
 //! §3.1, OpenID Connect Discovery 1.0 §4, in the MCP specification's order), the resource check
 //! (RFC 9728 §3.3), query strings (crate `form_urlencoded`) and the https-unless-loopback rule.
 //!
-//! URLs are split by hand rather than with the `url` crate: every URL here is an absolute
-//! `http(s)` URL and only its origin, path and query are needed; `url` would add its IDNA tables
-//! (~100 KB gzip) to the package for nothing the flow uses. Identifiers (`resource`, `issuer`) are
-//! compared and sent exactly as published, never normalised (RFC 9207 §2.4, RFC 9728 §3.3).
+//! URLs are cut by the one splitter ([`crate::wire::url::split`]): every URL here is an absolute
+//! `http(s)` URL and only its origin, path and query are needed. Identifiers (`resource`,
+//! `issuer`) are compared and sent exactly as published, never normalised (RFC 9207 §2.4, RFC
+//! 9728 §3.3).
 
-use crate::mcp::endpoint::is_loopback_host;
+use crate::wire::url::{self, is_loopback_host, UrlParts};
 
-/// An absolute URL cut into its parts (borrowed from the text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Parts<'a> {
-    /// `http` or `https`, as written.
-    pub scheme: &'a str,
-    /// `host[:port]`, as written (no `user@`: such URLs are refused).
-    pub authority: &'a str,
-    /// The path (`""` or starting with `/`).
-    pub path: &'a str,
-    /// The query, without `?`.
-    pub query: Option<&'a str>,
-}
-
-impl Parts<'_> {
-    /// `scheme://authority`, as written.
-    pub fn origin(&self) -> String {
-        format!("{}://{}", self.scheme, self.authority)
-    }
-    /// The host without port.
-    pub fn host(&self) -> &str {
-        if self.authority.starts_with('[') {
-            self.authority
-                .split_inclusive(']')
-                .next()
-                .unwrap_or(self.authority)
-        } else {
-            self.authority.split(':').next().unwrap_or("")
-        }
-    }
-    /// The origin lower-cased (scheme and host are case-insensitive): for comparisons only.
-    pub fn origin_key(&self) -> String {
-        self.origin().to_ascii_lowercase()
-    }
-}
-
-/// Splits an absolute `http:`/`https:` URL; `None` for anything else, a URL with credentials,
-/// spaces or control characters, or no host. The fragment is dropped.
-pub fn split(url: &str) -> Option<Parts<'_>> {
+/// Cuts an absolute `http:`/`https:` URL; `None` for anything else, a URL with credentials,
+/// spaces or control characters, or no host. The fragment is not read.
+pub fn split(url: &str) -> Option<UrlParts<'_>> {
     if url.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return None;
     }
-    let colon = url.find("://")?;
-    let scheme = &url[..colon];
+    let parts = url::split(url);
+    let scheme = parts.scheme?;
     if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
         return None;
     }
-    let rest = &url[colon + 3..];
-    let rest = rest.split('#').next().unwrap_or("");
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    if authority.is_empty() || authority.contains('@') {
+    if parts.authority.is_empty() || parts.has_user_info() {
         return None;
     }
-    let tail = &rest[end..];
-    let (path, query) = match tail.split_once('?') {
-        Some((p, q)) => (p, Some(q)),
-        None => (tail, None),
-    };
-    Some(Parts {
-        scheme,
-        authority,
-        path,
-        query,
-    })
+    Some(parts)
 }
 
 /// Whether requests to `url` may carry secrets: `https:`, or `http:` to a loopback host
 /// (contract §9, the same rule as the MCP endpoint's).
 pub fn secure(url: &str) -> bool {
     match split(url) {
-        Some(p) if p.scheme.eq_ignore_ascii_case("https") => true,
+        Some(p) if p.scheme.is_some_and(|s| s.eq_ignore_ascii_case("https")) => true,
         Some(p) => is_loopback_host(p.host()),
         None => false,
     }
@@ -171,12 +122,7 @@ pub fn form(params: &[(&str, &str)]) -> Vec<u8> {
 
 /// The decoded query parameters of `url`, in order (repeats kept).
 pub fn query_pairs(url: &str) -> Vec<(String, String)> {
-    let query = url
-        .split('#')
-        .next()
-        .and_then(|u| u.split_once('?'))
-        .map(|(_, q)| q)
-        .unwrap_or("");
+    let query = url::split(url).query.unwrap_or("");
     form_urlencoded::parse(query.as_bytes())
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
