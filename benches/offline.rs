@@ -107,7 +107,7 @@ fn monomer_table(root: &str, smoke: bool) {
         let mut stats = Vec::new();
         let mut ms200 = Vec::new();
         for n in [50usize, 200] {
-            let (mut ratio, mut rg2, mut built) = (0.0, 0.0, 0);
+            let (mut ratio, mut rg2, mut built) = (0.0, Vec::new(), 0);
             for seed in 1..=coil_seeds {
                 let t0 = Instant::now();
                 let Ok(chain) =
@@ -121,19 +121,19 @@ fn monomer_table(root: &str, smoke: bool) {
                 let unit: Vec<i64> = chain.unit.iter().map(|&x| i64::from(x)).collect();
                 let c = coil::coil(&chain.positions, &unit).unwrap();
                 ratio += c.ratio();
-                rg2 += c.gyration * c.gyration;
+                rg2.push(c.gyration * c.gyration);
                 built += 1;
             }
             let k = f64::from(built.max(1));
-            stats.push((ratio / k, (rg2 / k).sqrt()));
+            stats.push((ratio / k, rg2));
         }
-        let nu = coil::flory_exponent(50, stats[0].1, 200, stats[1].1);
+        let (nu, nu_error) = coil::exponent_over_seeds(50, &stats[0].1, 200, &stats[1].1);
         ms200.sort_by(f64::total_cmp);
         println!(
             "{}",
             json!({"monomer": name, "set": u["set"], "refusals": refusals, "worstJunctionDeviation": (worst * 1e4).round() / 1e4,
                    "contacts": contact_count, "ratio50": (stats[0].0 * 100.0).round() / 100.0, "ratio200": (stats[1].0 * 100.0).round() / 100.0,
-                   "nu": (nu * 1000.0).round() / 1000.0, "ms200": ms200.get(ms200.len() / 2).map(|m| (m * 10.0).round() / 10.0)})
+                   "nu": (nu * 1000.0).round() / 1000.0, "nuError": (nu_error * 1000.0).round() / 1000.0, "ms200": ms200.get(ms200.len() / 2).map(|m| (m * 10.0).round() / 10.0)})
         );
     }
 }

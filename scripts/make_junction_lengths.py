@@ -380,8 +380,8 @@ def rust_table(weights, names, count, cv, angles):
 //! cross-validated RMS error {cv:.4f} Å. The rule that reads it is [`super::junction`]'s.
 #![allow(clippy::approx_constant)]
 
-use super::junction::Class::{{self, *}};
-use super::junction::Substituent as S;
+use super::classes::Class::{{self, *}};
+use super::classes::Substituent as S;
 
 /// (class of one end, class of the other, Å): the length before the shifts.
 #[rustfmt::skip]

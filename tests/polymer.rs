@@ -5,6 +5,11 @@
 //! `polymer::coil` (the one judge the benchmarks use too), junction bonds against the same bond in
 //! an RDKit MMFF94-optimised dimer of the unit (recorded in monomers.json by the script, so these
 //! tests need no RDKit).
+//!
+//! The two heavy tests (the 20 polymers at 10, 50 and 200 units, seeds 1–5; the coil statistics
+//! over seeds 1–20) take minutes unoptimised: they run under the `coil` profile (opt-level 2, no
+//! debug assertions: `cargo test --profile coil --test polymer`, a step of scripts/test.sh) and
+//! are ignored under debug assertions; the rest run in every profile.
 #![cfg(not(target_arch = "wasm32"))]
 
 use megane_builder_client::offline::call_tool;
@@ -117,11 +122,13 @@ fn build(u: &Unit, length: usize, seed: u64) -> Result<Built, String> {
 fn check_builds(set: &str, lengths: &[usize], seeds: std::ops::RangeInclusive<u64>) {
     let mut failures = Vec::new();
     for u in units().iter().filter(|u| u.set == set) {
+        let (mut worst, mut refused) = (0.0_f64, 0);
         for &length in lengths {
             for seed in seeds.clone() {
                 let chain = match build(u, length, seed) {
                     Ok(chain) => chain,
                     Err(message) => {
+                        refused += 1;
                         failures.push(format!("{} {length} seed {seed}: {message}", u.name));
                         continue;
                     }
@@ -141,6 +148,7 @@ fn check_builds(set: &str, lengths: &[usize], seeds: std::ops::RangeInclusive<u6
                 assert_eq!(junctions.len(), length - 1);
                 for (t, h) in junctions {
                     let d = chain.distance(t, h);
+                    worst = worst.max((d - u.dimer_junction).abs());
                     if (d - u.dimer_junction).abs() > 0.03 {
                         failures.push(format!(
                             "{} {length} seed {seed}: junction {d:.4} Å, RDKit dimer {:.4} Å",
@@ -151,11 +159,19 @@ fn check_builds(set: &str, lengths: &[usize], seeds: std::ops::RangeInclusive<u6
                 }
             }
         }
+        println!(
+            "{}: {refused} refused; worst junction bond {worst:.4} Å from the RDKit dimer's",
+            u.name
+        );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "heavy: run optimised, cargo test --profile coil --test polymer (scripts/test.sh)"
+)]
 fn the_twenty_polymers_build_free_of_contacts_with_mmff_junctions() {
     let issue = units().iter().filter(|u| u.set == "issue").count();
     assert!(issue >= 20, "{issue}");
@@ -167,8 +183,9 @@ fn units_with_other_junction_kinds_build_too() {
     check_builds("extra", &[50], 1..=2);
 }
 
-/// Mean R²/((N − 1) b²) over seeds 1–20 and the root-mean-square radius of gyration, at `n` units.
-fn coil_over_seeds(u: &Unit, n: usize) -> (f64, f64) {
+/// Over seeds 1–20 at `n` units: the mean R²/((N − 1) b²) and each chain's squared radius of
+/// gyration (Å²).
+fn coil_over_seeds(u: &Unit, n: usize) -> (f64, Vec<f64>) {
     let coils: Vec<coil::Coil> = (1..=20)
         .map(|seed| {
             build(u, n, seed)
@@ -177,28 +194,35 @@ fn coil_over_seeds(u: &Unit, n: usize) -> (f64, f64) {
         })
         .collect();
     let ratio = coils.iter().map(|c| c.ratio()).sum::<f64>() / coils.len() as f64;
-    let rg = (coils.iter().map(|c| c.gyration.powi(2)).sum::<f64>() / coils.len() as f64).sqrt();
-    (ratio, rg)
+    (ratio, coils.iter().map(|c| c.gyration.powi(2)).collect())
 }
 
 /// Random coils, not rods: over seeds 1–20, mean R²/((N − 1) b²) between unit centroids from 1 to
 /// 20 at 50 units and at most 30 at 200 (a rod gives N − 1), and Rg growing as N^ν between them
-/// with ν from 0.45 to 0.65 (a rod's is 1; ideal 0.5, self-avoiding 0.59). The floor is 0.45, not
-/// 0.5: over 20 seeds ν is known to ±0.03, and a chain of long stiff units (PET's terephthalate)
-/// still comes down from its helical, worm-like start to its coil at 50–200 units (its ratio falls
-/// from 50 to 200 units; ν 0.47 over seeds 1–60 too).
+/// with ν from 0.5 to 0.65 (a rod's is 1, a collapsed globule's 1/3; ideal 0.5, self-avoiding
+/// 0.59) within its measured uncertainty. Over 20 seeds ν is known only to ±σ ≈ 0.05 (one chain's
+/// Rg² spreads by 35–60 % of the mean; `coil::exponent_over_seeds`): the same unit read over
+/// seeds 1–20, 21–40, … gives 0.46–0.55 (PET), 0.48–0.63 (poly(phenylene ether)), and over seeds
+/// 1–100 the units read below 0.5 over 1–20 (PEO, PET and six of the extras) read 0.48–0.58, the
+/// lowest PET 0.482 ± 0.026 and polycarbonate 0.493 ± 0.022. So ν must lie within 2σ of
+/// [0.5, 0.65]: a collapse (ν → 1/3) or a rod (ν → 1) fails, a reading of 0.48 ± 0.05 does not.
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "heavy: run optimised, cargo test --profile coil --test polymer (scripts/test.sh)"
+)]
 fn chains_are_random_coils_over_seeds_1_to_20() {
     let mut failures = Vec::new();
     for name in COIL_UNITS {
         let u = unit(name);
-        let (r50, rg50) = coil_over_seeds(&u, 50);
-        let (r200, rg200) = coil_over_seeds(&u, 200);
-        let nu = coil::flory_exponent(50, rg50, 200, rg200);
-        println!("{name}: R²/((N−1)b²) {r50:.2} at 50, {r200:.2} at 200; ν {nu:.3}");
-        if !(1.0..=20.0).contains(&r50) || r200 > 30.0 || !(0.45..=0.65).contains(&nu) {
+        let (r50, rg2_50) = coil_over_seeds(&u, 50);
+        let (r200, rg2_200) = coil_over_seeds(&u, 200);
+        let (nu, sigma) = coil::exponent_over_seeds(50, &rg2_50, 200, &rg2_200);
+        println!("{name}: R²/((N−1)b²) {r50:.2} at 50, {r200:.2} at 200; ν {nu:.3} ± {sigma:.3}");
+        let exponent_fits = nu + 2.0 * sigma >= 0.5 && nu - 2.0 * sigma <= 0.65;
+        if !(1.0..=20.0).contains(&r50) || r200 > 30.0 || !exponent_fits {
             failures.push(format!(
-                "{name}: {r50:.2} at 50, {r200:.2} at 200, ν {nu:.3}"
+                "{name}: {r50:.2} at 50, {r200:.2} at 200, ν {nu:.3} ± {sigma:.3}"
             ));
         }
     }

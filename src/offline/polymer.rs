@@ -12,19 +12,23 @@
 //! - each junction bond takes the length of a rule fitted on MMFF94-optimised model compounds
 //!   (an ester C(=O)–O 1.35–1.36 Å, an ether C–O 1.42–1.43, an amide C(=O)–N 1.37, Si–O 1.66, C–C
 //!   1.51–1.58 by substitution), the side of the hydrogens it replaces and the model compounds'
-//!   bond angles (Si–O–Si 140°, C–O–C 112°) ([`junction`]);
+//!   bond angles (Si–O–Si 140°, C–O–C 112°) ([`junction`], over the atom classes of
+//!   `classes`);
 //! - each junction torsion is drawn in its wells: trans and gauche± ± 15° about sp3–sp3 bonds,
 //!   amide and ester junctions planar trans ± 20°, eclipsed or skew next to a double bond,
 //!   planar between conjugated ends, free about Si ([`junction::Torsion`]);
 //! - a unit that would come closer than [`contact_bound`] to another is drawn again; crowded
 //!   units (PMMA, polystyrene) may turn their side groups, and come closer to their neighbours,
 //!   whose neighbourhoods are then relaxed apart with bonds held ([`relax`]); the walk steps back
-//!   out of dead ends ([`walk`]). The first unit keeps its head hydrogens and the last its tail
-//!   hydrogens, so the chain ends are capped as in the monomer.
+//!   out of dead ends ([`walk`]); `build` runs the walk, then the relaxation. The first unit
+//!   keeps its head hydrogens and the last its tail hydrogens, so the chain ends are capped as in
+//!   the monomer.
 //!
 //! No full force-field optimisation follows: the chain is a starting structure. [`coil`] holds
 //! the measures by which tests and benchmarks judge the result.
 
+mod build;
+mod classes;
 pub mod coil;
 mod geometry;
 pub mod junction;
@@ -42,8 +46,9 @@ use crate::contract::structure::Structure;
 use crate::pack::PackControl;
 use crate::wire::caps::MAX_ATOMS;
 
+pub use build::build_chain;
 pub use unit::Monomer;
-pub use walk::{build_chain, contact_bound, Chain, CONTACT_FRACTION, HEAVY_MIN};
+pub use walk::{contact_bound, Chain, CONTACT_FRACTION, HEAVY_MIN};
 
 /// Runs the tool on already schema-checked arguments; `Err` is the one-line tool error.
 pub fn run(args: &Value, control: &PackControl, place: Place) -> Result<ToolResult, String> {

@@ -3,6 +3,7 @@
 use crate::pack::rigid::{cross, dot, quat_to_mat, Mat3, IDENTITY};
 
 /// `a − b`.
+#[inline(always)]
 pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
@@ -15,6 +16,7 @@ pub fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 /// `v` scaled to unit length.
+#[inline(always)]
 pub fn normalised(v: [f64; 3]) -> [f64; 3] {
     let l = dot(&v, &v).sqrt();
     [v[0] / l, v[1] / l, v[2] / l]
@@ -51,6 +53,7 @@ pub fn align(a: [f64; 3], b: [f64; 3]) -> Mat3 {
 
 /// The torsion a–b–c–d in radians (IUPAC sign: positive clockwise looking from b to c), in
 /// (−π, π]. A right-handed rotation of `d` about the axis b→c by δ adds δ to it.
+#[inline(always)]
 pub fn dihedral(a: [f64; 3], b: [f64; 3], c: [f64; 3], d: [f64; 3]) -> f64 {
     let (b1, b2, b3) = (sub(b, a), sub(c, b), sub(d, c));
     let n1 = cross(&b1, &b2);

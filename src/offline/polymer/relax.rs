@@ -314,6 +314,7 @@ fn minimise(
     ))
 }
 
+#[inline(always)]
 fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
 }
@@ -346,6 +347,7 @@ fn project(p: &mut [[f64; 3]], bonds: &[Held], moving: &[bool]) {
 
 /// Adds the force of a spring of rest length `length` between atoms `i` and `j` (only when
 /// closer than it, for a contact).
+#[inline(always)]
 fn pull(
     p: &[[f64; 3]],
     force: &mut [[f64; 3]],

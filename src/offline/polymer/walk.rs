@@ -65,8 +65,8 @@ pub const HEAVY_MIN: f64 = 1.5;
 pub const CONTACT_MARGIN: f64 = 1e-3;
 /// Seed stream of the first walk (other tools use stream 0 of the same seed); a walk again uses
 /// the next.
-const STREAM: u64 = 12;
-/// Most walks of one chain (see [`build_chain`]).
+pub(super) const STREAM: u64 = 12;
+/// Most walks of one chain (see [`super::build::build_chain`]).
 pub const WALKS: u64 = 3;
 
 /// The smallest allowed distance (Å) between atoms of atomic numbers `a` and `b` of different
@@ -179,9 +179,11 @@ impl Grid {
             cell_of: Vec::with_capacity(atoms),
         }
     }
+    #[inline(always)]
     fn key(&self, p: [f64; 3]) -> [i32; 3] {
         p.map(|x| (x / self.cell).floor() as i32)
     }
+    #[inline(always)]
     fn slot(&self, key: [i32; 3]) -> usize {
         let h = (key[0] as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
             ^ (key[1] as u32 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
@@ -229,6 +231,7 @@ impl Grid {
         self.cell_of[atom as usize] = key;
     }
     /// Calls `f` with each atom in the 27 cells around `p`, until it returns true; whether one did.
+    #[inline(always)]
     pub(super) fn any_near(&self, p: [f64; 3], mut f: impl FnMut(usize) -> bool) -> bool {
         let c = self.key(p);
         for dx in -1..=1 {
@@ -265,6 +268,7 @@ struct Judge<'a> {
 impl Judge<'_> {
     /// The squared bound between monomer atom `t` and monomer atom `a`, `apart` bonds apart
     /// (`None` within two bonds).
+    #[inline(always)]
     fn bound2(&self, t: usize, a: usize, apart: u32, between: u32, lax: usize) -> Option<f64> {
         let n = self.monomer.graph.elements.len();
         match apart {
@@ -276,6 +280,7 @@ impl Judge<'_> {
 
     /// Whether monomer atom `a` of unit `k`, at `p`, comes closer than its bound to an atom of an
     /// earlier unit.
+    #[inline(always)]
     fn touches(&self, chain: &Chain, k: usize, a: usize, p: [f64; 3], lax: usize) -> bool {
         let m = self.monomer;
         self.grid.any_near(p, |b| {
@@ -402,33 +407,8 @@ fn turn_side_groups(
     })
 }
 
-/// Grows a chain of `units` repeat units and relaxes its crowded neighbourhoods
-/// ([`super::relax`]); when a relaxation does not come free, walks again on another stream of
-/// the seed (at most [`WALKS`] walks). Errors (one line) when the walk cannot place a unit within
-/// its budget of draws, or on cancel (`Cancelled.`).
-pub fn build_chain(
-    monomer: &Monomer,
-    units: usize,
-    seed: u64,
-    control: &PackControl,
-) -> Result<Chain, String> {
-    let mut last = String::new();
-    for walk in 0..WALKS {
-        let mut chain = grow(monomer, units, Rng::new(seed, STREAM + walk), control)?;
-        match super::relax::relax(&mut chain, &monomer.graph, control) {
-            Ok(moved) => {
-                chain.relaxed = moved;
-                return Ok(chain);
-            }
-            Err(e) if e == "Cancelled." => return Err(e),
-            Err(e) => last = e,
-        }
-    }
-    Err(last)
-}
-
-/// The walk of [`build_chain`] with the random stream `rng`.
-fn grow(
+/// The walk of [`super::build::build_chain`] with the random stream `rng`.
+pub(super) fn grow(
     monomer: &Monomer,
     units: usize,
     mut rng: Rng,
