@@ -7,6 +7,7 @@
 //! each); a rod has N − 1. Its radius of gyration grows as N^ν with ν ≈ 0.5 (ideal) to 0.6
 //! (self-avoiding); a rod's as N^1.
 
+use super::geometry::cells_around;
 use super::walk::contact_bound;
 
 /// Coil statistics of one chain.
@@ -120,8 +121,8 @@ pub fn contacts(
         .iter()
         .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
         .fold(0.0, f64::max);
-    let key = |q: [f64; 3]| q.map(|x| (x / cell).floor() as i64);
-    let mut cells: std::collections::HashMap<[i64; 3], Vec<usize>> = Default::default();
+    let key = |q: [f64; 3]| q.map(|x| (x / cell).floor() as i32);
+    let mut cells: std::collections::HashMap<[i32; 3], Vec<usize>> = Default::default();
     for (i, &q) in p.iter().enumerate() {
         cells.entry(key(q)).or_default().push(i);
     }
@@ -132,25 +133,20 @@ pub fn contacts(
             .iter()
             .flat_map(|&j| std::iter::once(j).chain(neighbours[j].iter().copied()))
             .collect();
-        let c = key(p[i]);
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let Some(bucket) = cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) else {
-                        continue;
-                    };
-                    for &j in bucket {
-                        if j <= i || unit[i] == unit[j] || near.contains(&j) {
-                            continue;
-                        }
-                        let d = (0..3)
-                            .map(|k| (p[i][k] - p[j][k]).powi(2))
-                            .sum::<f64>()
-                            .sqrt();
-                        if d < contact_bound(elements[i], elements[j], 3) {
-                            found.push((i, j, d));
-                        }
-                    }
+        for around in cells_around(key(p[i])) {
+            let Some(bucket) = cells.get(&around) else {
+                continue;
+            };
+            for &j in bucket {
+                if j <= i || unit[i] == unit[j] || near.contains(&j) {
+                    continue;
+                }
+                let d = (0..3)
+                    .map(|k| (p[i][k] - p[j][k]).powi(2))
+                    .sum::<f64>()
+                    .sqrt();
+                if d < contact_bound(elements[i], elements[j], 3) {
+                    found.push((i, j, d));
                 }
             }
         }

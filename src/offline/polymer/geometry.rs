@@ -9,6 +9,13 @@ pub fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 }
 
 /// Distance (Å) between two points.
+/// The 27 cells of a cubic cell list around cell `c` (itself included), x slowest.
+pub fn cells_around(c: [i32; 3]) -> impl Iterator<Item = [i32; 3]> {
+    (-1..=1).flat_map(move |dx| {
+        (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| [c[0] + dx, c[1] + dy, c[2] + dz]))
+    })
+}
+
 #[cfg(test)]
 pub fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     let d = sub(a, b);

@@ -13,6 +13,7 @@
 
 use std::sync::atomic::Ordering;
 
+use super::geometry::cells_around;
 use super::junction::Graph;
 use super::walk::{contact_bound, CellMap, Chain, Grid, CONTACT_MARGIN};
 use crate::pack::PackControl;
@@ -389,20 +390,14 @@ fn around(chain: &Chain, contacts: &[(u32, u32, f64)]) -> Vec<bool> {
     let mut moving = vec![false; chain.elements.len()];
     for &(a, b, _) in contacts {
         for centre in [a as usize, b as usize] {
-            let c = key(chain.positions[centre]);
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        let Some(bucket) = cells.get(&[c[0] + dx, c[1] + dy, c[2] + dz]) else {
-                            continue;
-                        };
-                        for &j in bucket {
-                            let j = j as usize;
-                            if distance(chain.positions[centre], chain.positions[j]) <= MOVE_RADIUS
-                            {
-                                moving[j] = true;
-                            }
-                        }
+            for around in cells_around(key(chain.positions[centre])) {
+                let Some(bucket) = cells.get(&around) else {
+                    continue;
+                };
+                for &j in bucket {
+                    let j = j as usize;
+                    if distance(chain.positions[centre], chain.positions[j]) <= MOVE_RADIUS {
+                        moving[j] = true;
                     }
                 }
             }
