@@ -37,6 +37,9 @@ cargo test -p megane-structure-scan
 cargo test -p megane-pack
 cargo test --doc
 
+step "polymer coil statistics, optimised (tests/polymer.rs: the tests ignored under debug assertions)"
+cargo test --profile coil --test polymer
+
 step "fuzz smoke: every cargo fuzz target for 10 s from its committed corpus (fuzz/smoke.sh)"
 bash fuzz/smoke.sh 10
 
