@@ -1,16 +1,23 @@
 //! Offline-tool benchmark, natively: whole `offline::call_tool` calls (argument check, tool,
-//! result JSON) on tiny and small cases, where the per-call fixed cost shows, and `polymer_chain`
-//! of 10, 100 and 1 000 units of ethylene and styrene (`tests/fixtures`).
+//! result JSON) on tiny and small cases, where the per-call fixed cost shows, `polymer_chain` of
+//! 10, 100, 200 and 1 000 units of ethylene and styrene (`tests/fixtures`), and the coil table
+//! over the repeat units of `tests/fixtures/monomers`.
 //!
 //! `cargo bench --bench offline` (std harness off; under `cargo test --benches` a smoke run only).
 //! Prints one JSON line per case: median wall milliseconds over `OFFLINE_BENCH_REPEAT` (default
-//! 20) calls, and for chains the non-bonded contacts below the bound (brute force, f32-rounded),
-//! which must be 0. The wasm figures come from `benches/pack_wasm/run.mjs`; packmol's from
+//! 20) calls, and for chains the non-bonded contacts below the bound (`polymer::coil::contacts`,
+//! f32-rounded), which must be 0. Then one line per repeat unit (`OFFLINE_BENCH_MONOMERS=name,…`
+//! for some only): refusals over 10, 50 and 200 units with seeds 1–5, the worst junction bond's
+//! deviation from the RDKit dimer's, contacts, and over seeds 1–20 the mean R²/((N−1)b²) at 50 and
+//! 200 units, the Flory exponent of Rg between them and the median milliseconds of a 200-unit
+//! chain. The wasm figures come from `benches/pack_wasm/run.mjs`; packmol's from
 //! `scripts/bench-pack.sh` / `bench-pack-wasm.sh` in the same run; the reference server's
 //! `polymer_chain` times are in `tests/fixtures/reference-server/http-polymer/`.
 
 use std::time::Instant;
 
+use megane_builder_client::offline::molecule::read_molecule;
+use megane_builder_client::offline::polymer::{build_chain, coil, Monomer};
 use megane_builder_client::offline::{call_tool, polymer};
 use megane_builder_client::pack::PackControl;
 use serde_json::{json, Value};
@@ -32,42 +39,103 @@ fn median_ms(repeat: usize, mut f: impl FnMut() -> Value) -> (f64, Value) {
 }
 
 /// Pairs of atoms of different units, more than two bonds apart, below `polymer::contact_bound`,
-/// on f32-rounded positions.
+/// on f32-rounded positions, of a structure as JSON.
 fn contacts(structure: &Value) -> usize {
     let elements: Vec<u8> = serde_json::from_value(structure["elements"].clone()).unwrap();
     let flat: Vec<f64> = serde_json::from_value(structure["positions"].clone()).unwrap();
-    let bonds: Vec<[usize; 2]> = serde_json::from_value(structure["bonds"].clone()).unwrap();
+    let bonds: Vec<[u32; 2]> = serde_json::from_value(structure["bonds"].clone()).unwrap();
     let unit: Vec<i64> = serde_json::from_value(structure["residueIds"].clone()).unwrap();
-    let n = elements.len();
-    let p: Vec<[f64; 3]> = flat
-        .chunks(3)
-        .map(|c| [c[0] as f32 as f64, c[1] as f32 as f64, c[2] as f32 as f64])
-        .collect();
-    let mut nb = vec![Vec::new(); n];
-    for [i, j] in bonds {
-        nb[i].push(j);
-        nb[j].push(i);
-    }
-    let mut bad = 0;
-    for i in 0..n {
-        let mut near = nb[i].clone();
-        for &j in &nb[i] {
-            near.extend(&nb[j]);
+    let p: Vec<[f64; 3]> = flat.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+    coil::contacts(&elements, &p, &bonds, &unit).len()
+}
+
+/// The coil table over the fixture repeat units (see the header).
+fn monomer_table(root: &str, smoke: bool) {
+    let dir = format!("{root}/tests/fixtures/monomers");
+    let index: Value = serde_json::from_str(&read(&format!("{dir}/monomers.json"))).unwrap();
+    let only = std::env::var("OFFLINE_BENCH_MONOMERS").ok();
+    let control = PackControl::default();
+    for u in index["units"].as_array().unwrap() {
+        let name = u["name"].as_str().unwrap();
+        let chosen = match &only {
+            Some(list) => list.split(',').any(|x| x == name),
+            None => !smoke || name == "polyethylene",
+        };
+        if !chosen {
+            continue;
         }
-        for j in i + 1..n {
-            if unit[i] == unit[j] || near.contains(&j) {
-                continue;
-            }
-            let d = (0..3)
-                .map(|k| (p[i][k] - p[j][k]).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            if d < polymer::contact_bound(elements[i], elements[j]) {
-                bad += 1;
+        let molecule = read_molecule(&json!({"name": name, "molblock": read(&format!("{dir}/{}", u["file"].as_str().unwrap()))})).unwrap();
+        let monomer = Monomer::new(
+            molecule,
+            u["head"].as_u64().unwrap() as usize,
+            u["tail"].as_u64().unwrap() as usize,
+        )
+        .unwrap();
+        let reference = u["junction_length"].as_f64().unwrap();
+        let (lengths, seeds): (&[usize], u64) = if smoke {
+            (&[10], 1)
+        } else {
+            (&[10, 50, 200], 5)
+        };
+        let (mut refusals, mut worst, mut contact_count) = (0, 0.0f64, 0);
+        for &n in lengths {
+            for seed in 1..=seeds {
+                match build_chain(&monomer, n, seed, &control) {
+                    Ok(chain) => {
+                        let unit: Vec<i64> = chain.unit.iter().map(|&x| i64::from(x)).collect();
+                        contact_count +=
+                            coil::contacts(&chain.elements, &chain.positions, &chain.bonds, &unit)
+                                .len();
+                        for &[i, j] in &chain.bonds {
+                            let (i, j) = (i as usize, j as usize);
+                            if chain.unit[i] != chain.unit[j] {
+                                let d = (0..3)
+                                    .map(|k| {
+                                        (chain.positions[i][k] - chain.positions[j][k]).powi(2)
+                                    })
+                                    .sum::<f64>()
+                                    .sqrt();
+                                worst = worst.max((d - reference).abs());
+                            }
+                        }
+                    }
+                    Err(_) => refusals += 1,
+                }
             }
         }
+        let coil_seeds = if smoke { 2 } else { 20 };
+        let mut stats = Vec::new();
+        let mut ms200 = Vec::new();
+        for n in [50usize, 200] {
+            let (mut ratio, mut rg2, mut built) = (0.0, Vec::new(), 0);
+            for seed in 1..=coil_seeds {
+                let t0 = Instant::now();
+                let Ok(chain) =
+                    build_chain(&monomer, if smoke { n / 10 } else { n }, seed, &control)
+                else {
+                    continue;
+                };
+                if n == 200 {
+                    ms200.push(t0.elapsed().as_secs_f64() * 1e3);
+                }
+                let unit: Vec<i64> = chain.unit.iter().map(|&x| i64::from(x)).collect();
+                let c = coil::coil(&chain.positions, &unit).unwrap();
+                ratio += c.ratio();
+                rg2.push(c.gyration * c.gyration);
+                built += 1;
+            }
+            let k = f64::from(built.max(1));
+            stats.push((ratio / k, rg2));
+        }
+        let (nu, nu_error) = coil::exponent_over_seeds(50, &stats[0].1, 200, &stats[1].1);
+        ms200.sort_by(f64::total_cmp);
+        println!(
+            "{}",
+            json!({"monomer": name, "set": u["set"], "refusals": refusals, "worstJunctionDeviation": (worst * 1e4).round() / 1e4,
+                   "contacts": contact_count, "ratio50": (stats[0].0 * 100.0).round() / 100.0, "ratio200": (stats[1].0 * 100.0).round() / 100.0,
+                   "nu": (nu * 1000.0).round() / 1000.0, "nuError": (nu_error * 1000.0).round() / 1000.0, "ms200": ms200.get(ms200.len() / 2).map(|m| (m * 10.0).round() / 10.0)})
+        );
     }
-    bad
 }
 
 fn main() {
@@ -113,7 +181,7 @@ fn main() {
             json!({"case": case, "tool": tool, "atoms": atoms, "ms": ms})
         );
     }
-    let units: &[usize] = if smoke { &[10] } else { &[10, 100, 1000] };
+    let units: &[usize] = if smoke { &[10] } else { &[10, 100, 200, 1000] };
     for name in ["ethylene", "styrene"] {
         let monomer =
             json!({"name": name, "molblock": read(&format!("{root}/tests/fixtures/{name}.mol"))});
@@ -143,4 +211,5 @@ fn main() {
             );
         }
     }
+    monomer_table(root, smoke);
 }

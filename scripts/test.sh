@@ -26,11 +26,19 @@ cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings
 cargo clippy -p megane-structure-scan --all-targets -- -D warnings
 cargo clippy -p megane-pack --all-targets -- -D warnings
 
+step "JavaScript modules: syntax (node --check), the wasm bindings' halves type-checked (tsc --checkJs) and tested in Node"
+for f in src/js/*.js src/js/snippets/*.js tests/wasm/*.js; do node --check "$f"; done
+(cd tests/node && npx --no-install tsc -p tsconfig.snippets.json \
+  && node --test --test-reporter=spec snippets.test.mjs)
+
 step "native tests (cargo test: unit, integration and doc tests; the Python SDK peer on loopback)"
 cargo test --lib --tests
 cargo test -p megane-structure-scan
 cargo test -p megane-pack
 cargo test --doc
+
+step "polymer coil statistics, optimised (tests/polymer.rs: the tests ignored under debug assertions)"
+cargo test --profile coil --test polymer
 
 step "fuzz smoke: every cargo fuzz target for 10 s from its committed corpus (fuzz/smoke.sh)"
 bash fuzz/smoke.sh 10

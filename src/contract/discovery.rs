@@ -822,6 +822,7 @@ fn group_by_category(buttons: &[ToolButton]) -> Vec<CategoryGroup> {
 }
 
 mod listing;
+pub mod page;
 mod typed;
 
 pub use listing::{ListItem, ListRoot, ToolDefinition};

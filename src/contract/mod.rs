@@ -6,6 +6,7 @@
 pub mod apply;
 pub mod canonical;
 pub mod discovery;
+pub mod document;
 pub mod files;
 pub mod form;
 pub mod launch;

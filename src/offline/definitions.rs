@@ -162,13 +162,14 @@ pub fn solvate() -> Value {
 }
 
 /// §12.2 `polymer_chain`, served in the page: the reference server's arguments (monomer, head and
-/// tail atoms of that monomer, seed, 1–200 repeat units), built by [`super::polymer`].
+/// tail atoms of that monomer, seed, 1–200 repeat units), built by [`super::polymer`] as a
+/// self-avoiding random coil of rigid units.
 pub fn polymer_chain() -> Value {
     definition(
         r##"{
     "name": "polymer_chain",
     "title": "Polymer chain",
-    "description": "Build a linear homopolymer by a seeded random walk, in this page with no server. The head and tail atoms (0-based indices into the monomer) are the atoms that bond to the neighbouring units; each gives up one hydrogen at every junction, so the chain ends keep theirs. Every unit keeps the monomer's 3D conformer and stereochemistry; the torsion at each junction is chosen at random among those that keep atoms of different units apart (no force-field relaxation). Every repeat unit is one residue.",
+    "description": "Build a linear homopolymer as a seeded, self-avoiding random coil, in this page with no server. The head and tail atoms (0-based indices into the monomer) are the atoms that bond to the neighbouring units; each gives up one hydrogen at every junction, so the chain ends keep theirs. Each unit is the monomer's 3D conformer, or its mirror image when the monomer has no stereocentre of its own, so that centres made at junctions come in both hands (atactic). Each junction bond takes a force-field length for its two atoms and the angles of the hydrogens it replaces, and its torsion is drawn in its wells: trans or gauche about single bonds between sp3 atoms, planar trans for amides and esters. Where units crowd each other, side groups turn and the neighbourhood is relaxed apart (no full force-field optimisation). Every repeat unit is one residue.",
     "inputSchema": {
         "type": "object",
         "properties": {

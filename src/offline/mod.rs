@@ -12,6 +12,7 @@ pub mod molecule;
 pub mod pace;
 pub mod packing;
 pub mod polymer;
+pub mod run;
 pub mod solvate;
 pub mod transfer;
 

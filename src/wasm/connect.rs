@@ -14,8 +14,9 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::interop::{
     elicit_action_from_js, elicitation_to_js, failure, from_js_or_default, json_from_js_or_default,
-    listed_toolbox_to_js, set, string_array, to_js,
+    set, string_array, to_js,
 };
+use super::toolbox::listed_toolbox_to_js;
 use crate::contract::discovery::{parse_tool_list_with, refuse_call, SentSchemas, Toolbox};
 use crate::contract::result::{
     failure_kind, interpret_call_bytes, interpret_call_prescanned, interpret_plain_bytes,
@@ -510,7 +511,7 @@ impl ToolServerHandle {
                     }
                     let refused =
                         outcome.is_err() && crate::contract::result::is_refusal_bytes(body);
-                    super::api::interpreted_outcome(&button.name, outcome, refused)
+                    super::results::interpreted_outcome(&button.name, outcome, refused)
                 }
                 (Ok(_), None) if shape == OutcomeShape::Builder => {
                     failure(&format!("{name} is not a Builder tool of this server."))
@@ -560,7 +561,7 @@ fn plain_outcome(outcome: Result<PlainResult, String>, refused: bool) -> JsValue
             set(&object, "raw", to_js(&plain.raw).unwrap_or(JsValue::NULL));
             object.into()
         }
-        Err(error) => super::api::refusal(failure(&error), refused),
+        Err(error) => super::results::refusal(failure(&error), refused),
     }
 }
 

@@ -11,7 +11,8 @@ use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 use super::connect::{builder_outcome, OutcomeShape, ToolServerHandle};
-use super::interop::{failure, from_js, snapshot_to_js, string_array, to_js};
+use super::interop::{failure, from_js, string_array, to_js};
+use super::snapshot::snapshot_to_js;
 use crate::contract::apply::{
     insert_ops, new_fragment_id, sanitise_file_name, structure_snapshot, Labels,
 };
@@ -59,7 +60,7 @@ pub fn builder_interpret_call(
         return Ok(failure(crate::wire::messages::NO_RESULT));
     }
     let limits = ResultLimits::default();
-    match super::api::object_json(&raw, &limits) {
+    match super::results::object_json(&raw, &limits) {
         Ok(text) => {
             let outcome = interpret_unmarked_bytes(text.as_bytes(), &limits);
             builder_outcome(outcome, text.as_bytes(), None)

@@ -79,17 +79,30 @@ pub const MAX_SHOWN_URL_CHARS: usize = 200;
 pub fn display_url(url: &str) -> String {
     // Read as a browser reads it (tabs and line breaks dropped, ends trimmed), and with nothing
     // hidden left: a control character before the scheme must not hide user info from the cut.
-    let url = without_hidden(url);
-    let parts = split(&url);
+    let mut shown = without_hidden(url).into_owned();
+    // A cut only removes text, so it can join what it leaves into a new `user:pass@` (the text
+    // `J:@http://h:@x` is no URL; cut once it reads `http://h:@x`): cut again until nothing
+    // changes (each round is shorter, so this ends).
+    loop {
+        let cut = cut_for_display(&shown);
+        if cut.len() == shown.len() {
+            break;
+        }
+        shown = cut;
+    }
+    one_line_max(&shown, MAX_SHOWN_URL_CHARS)
+}
+
+/// One round of [`display_url`]'s cut: the scheme and `//` as written, the host and port, the
+/// path; the user info, query and fragment gone.
+fn cut_for_display(url: &str) -> String {
+    let parts = split(url);
     let lead = match (parts.scheme, parts.marked) {
         (Some(scheme), _) => format!("{scheme}://"),
         (None, true) => "//".to_string(),
         (None, false) => String::new(),
     };
-    one_line_max(
-        &format!("{lead}{}{}", parts.host_port(), parts.path),
-        MAX_SHOWN_URL_CHARS,
-    )
+    format!("{lead}{}{}", parts.host_port(), parts.path)
 }
 
 /// The host (with port) an HTTP redirect's `Location` points to: the authority of an absolute
@@ -195,6 +208,12 @@ mod tests {
                 "https://example.org/mcp",
             ),
             ("\u{202E}https://user:pass@x.org/m", "https://x.org/m"),
+            // Found by the `server_url` fuzz target: the first cut joined what was left into a
+            // URL with user info of its own.
+            (
+                "J:@http://127.5.0J:@http://117.4ttpt\u{f}",
+                "http://http://117.4ttpt",
+            ),
             ("", ""),
         ] {
             assert_eq!(display_url(url), shown, "{url:?}");

@@ -256,7 +256,7 @@ test("lazy load: helpers say so before it, a failed load is retried; launch link
     const next = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
     const pieces = ["#", "?", "&", "=", "+", "%", "%2", "%2B", "%zz", "%ff", "%c3%28", "%C3%A9", "tools", "token", "to%6Fls", " ",
       "\n", "é", "🧪", "\uD800", "http://", "https://", "127.0.0.1/mcp", "evil.example.org", "u:p@", "?token=s3cret", "a"];
-    const random = Array.from({ length: 2000 }, () => Array.from({ length: Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join(""));
+    const random = Array.from({ length: 3000 }, () => Array.from({ length: Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join(""));
     const hashes = [...corpus, ...random];
     const reference = hashes.map((h) => {
       const params = new URLSearchParams(h.replace(/^#/, ""));

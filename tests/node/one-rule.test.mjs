@@ -16,7 +16,7 @@ import { before, test } from "node:test";
 import ts from "typescript";
 import { ROOT } from "./harness.mjs";
 
-const JS_DIRS = ["src/js", "www/js"];
+const JS_DIRS = ["src/js", "src/js/snippets", "www/js"];
 let core;
 
 before(async () => {

@@ -1,0 +1,555 @@
+//! Relieving the crowding the rigid-unit walk leaves in crowded chains (PMMA, polystyrene,
+//! polyisobutylene): the atoms around every pair of different units closer than the chain's bound
+//! move, by a minimisation that holds every bond length (stiffly, and exactly at the end: the
+//! bonds are projected back to their lengths, and the push goes on if that brings a pair back
+//! within its bound), holds each bond angle (as the distance across it) and the planarity of double, aromatic, ring
+//! and conjugated bonds (as the distances across them) near their built values, and pushes apart
+//! every pair within its bound. What a force field does after each step of RadonPy's walk (a
+//! backbone CH2 angle between two quaternary carbons opens from 110° to about 123°, methyl and
+//! ester groups turn), with only the forces that matter here.
+//!
+//! The minimiser is FIRE (Bitzek et al., Phys. Rev. Lett. 97, 170201, 2006): damped dynamics
+//! that speeds up while the forces keep their direction and stops when they turn. Deterministic.
+
+use std::sync::atomic::Ordering;
+
+use super::geometry::cells_around;
+use super::junction::Graph;
+use super::walk::{contact_bound, CellMap, Chain, Grid, CONTACT_MARGIN};
+use crate::pack::PackControl;
+use crate::wire::messages::CANCELLED;
+
+/// Spring constants (energy per Å²): bonds, bond angles (1–3), rigid torsions (1–4), contacts.
+const K_BOND: f64 = 1000.0;
+const K_ANGLE: f64 = 100.0;
+const K_RIGID: f64 = 20.0;
+const K_CONTACT: f64 = 200.0;
+/// Contacts are pushed to this much beyond their bound (Å), so that the result clears it.
+const TARGET_MARGIN: f64 = 0.03;
+/// Units on either side of a crowded unit where contacts are looked for.
+const REACH: u32 = 2;
+/// Atoms within this distance (Å) of an atom in contact move.
+const MOVE_RADIUS: f64 = 4.0;
+/// Most minimisation steps.
+const MAX_STEPS: usize = 3_000;
+/// Pair list skin (Å): pairs within bound + skin are listed, again when an atom has moved half.
+const SKIN: f64 = 0.5;
+/// Largest FIRE time step.
+const DT_MAX: f64 = 0.05;
+/// Bonds end within this (Å) of their lengths.
+const BOND_TOLERANCE: f64 = 1e-3;
+/// Sweeps of bond projection after each step.
+const SWEEPS: usize = 4;
+
+/// A distance held near (a spring) or at (a bond) its built value.
+struct Held {
+    i: u32,
+    j: u32,
+    length: f64,
+}
+
+/// Moves the atoms around each pair of different units, more than two bonds apart, that is closer
+/// than [`contact_bound`] (after the walk, only near `chain.crowded`), until none is; pairs of one
+/// unit may not come closer than they were built or than the bound. Returns the number of atoms
+/// that moved; errors when it cannot (one line) or on cancel.
+pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<usize, String> {
+    if chain.crowded.is_empty() {
+        return Ok(0);
+    }
+    let n = chain.elements.len();
+    let last_unit = *chain.unit.last().expect("a chain has atoms");
+    // The atoms of the crowded units and their neighbours: where contacts may be.
+    let mut region = vec![false; n];
+    for &u in &chain.crowded {
+        let (lo, hi) = (u.saturating_sub(REACH), (u + REACH).min(last_unit));
+        for (i, &v) in chain.unit.iter().enumerate() {
+            if (lo..=hi).contains(&v) {
+                region[i] = true;
+            }
+        }
+    }
+    let neighbours = adjacency(n, &chain.bonds);
+    let within_two = |i: usize| -> Vec<usize> {
+        let mut out: Vec<usize> = neighbours[i]
+            .iter()
+            .flat_map(|&j| std::iter::once(j).chain(neighbours[j].iter().copied()))
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
+    let built = chain.positions.clone();
+    let (units, elements) = (chain.unit.clone(), chain.elements.clone());
+    let bound = |i: usize, j: usize| -> f64 {
+        let b = contact_bound(elements[i], elements[j], 3);
+        if units[i] != units[j] {
+            b + CONTACT_MARGIN
+        } else {
+            distance(built[i], built[j]).min(b)
+        }
+    };
+    let region_list: Vec<usize> = (0..n).filter(|&i| region[i]).collect();
+    let near: Vec<Vec<usize>> = (0..n)
+        .map(|i| if region[i] { within_two(i) } else { Vec::new() })
+        .collect();
+    let mut space = Space::new(chain);
+    let contacts: Vec<(u32, u32, f64)> = space
+        .pairs(chain, &region_list, &region, 0.0, &near, &bound)
+        .into_iter()
+        .filter(|&(i, j, b)| distance(chain.positions[i as usize], chain.positions[j as usize]) < b)
+        .collect();
+    if contacts.is_empty() {
+        return Ok(0);
+    }
+    let moving = around(chain, &contacts);
+    let near: Vec<Vec<usize>> = (0..n)
+        .map(|i| if moving[i] { within_two(i) } else { Vec::new() })
+        .collect();
+    // Moving atoms fall into clusters (joined by bonds and by listed pairs) that are relaxed one
+    // after another, each against all other atoms held where they are: a hard cluster does not
+    // hold the easy ones to its number of steps.
+    let moving_list: Vec<usize> = (0..n).filter(|&i| moving[i]).collect();
+    let mut root: Vec<usize> = (0..n).collect();
+    fn find(root: &mut [usize], mut x: usize) -> usize {
+        while root[x] != x {
+            root[x] = root[root[x]];
+            x = root[x];
+        }
+        x
+    }
+    let mut join = |a: usize, b: usize| {
+        let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+        root[ra.max(rb)] = ra.min(rb);
+    };
+    for &[i, j] in &chain.bonds {
+        if moving[i as usize] && moving[j as usize] {
+            join(i as usize, j as usize);
+        }
+    }
+    for (i, j, _) in space.pairs(chain, &moving_list, &moving, SKIN, &near, &bound) {
+        if moving[j as usize] {
+            join(i as usize, j as usize);
+        }
+    }
+    let mut clusters: Vec<Vec<usize>> = Vec::new();
+    let mut slot = vec![usize::MAX; n];
+    for &i in &moving_list {
+        let r = find(&mut root, i);
+        if slot[r] == usize::MAX {
+            slot[r] = clusters.len();
+            clusters.push(Vec::new());
+        }
+        clusters[slot[r]].push(i);
+    }
+    let rigid = rigid_bonds(chain, graph, &neighbours);
+    let mut work = Work {
+        mask: vec![false; n],
+        velocity: vec![[0.0; 3]; n],
+        force: vec![[0.0; 3]; n],
+        listed_at: vec![[0.0; 3]; n],
+    };
+    for cluster in &clusters {
+        for &i in cluster {
+            work.mask[i] = true;
+        }
+        minimise(
+            chain,
+            &rigid,
+            &neighbours,
+            &mut space,
+            &mut work,
+            cluster,
+            &near,
+            &bound,
+            control,
+        )?;
+        for &i in cluster {
+            work.mask[i] = false;
+        }
+    }
+    Ok(moving_list.len())
+}
+
+/// Scratch arrays of the minimiser, one entry per atom, kept across clusters.
+struct Work {
+    /// The cluster being relaxed.
+    mask: Vec<bool>,
+    velocity: Vec<[f64; 3]>,
+    force: Vec<[f64; 3]>,
+    /// Positions when the pairs were listed.
+    listed_at: Vec<[f64; 3]>,
+}
+
+/// Relaxes the atoms `list` (`work.mask`) until no pair from them is within its bound, the bonds
+/// back at their lengths.
+#[allow(clippy::too_many_arguments)]
+fn minimise(
+    chain: &mut Chain,
+    rigid: &[Vec<bool>],
+    neighbours: &[Vec<usize>],
+    space: &mut Space,
+    work: &mut Work,
+    list: &[usize],
+    near: &[Vec<usize>],
+    bound: &dyn Fn(usize, usize) -> f64,
+    control: &PackControl,
+) -> Result<(), String> {
+    let Work {
+        mask,
+        velocity,
+        force,
+        listed_at,
+    } = work;
+    let mask: &[bool] = mask;
+    let (bonds, springs) = held(chain, neighbours, rigid, mask, list);
+    let mut listed: Vec<(u32, u32, f64)> = Vec::new();
+    let mut fresh = true;
+    for &i in list {
+        velocity[i] = [0.0; 3];
+    }
+    let (mut dt, mut alpha, mut calm) = (0.02f64, 0.1f64, 0usize);
+    for step in 0..MAX_STEPS {
+        if step % 64 == 0 && control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(CANCELLED.to_string());
+        }
+        let stale = fresh
+            || list
+                .iter()
+                .any(|&i| distance(chain.positions[i], listed_at[i]) > SKIN / 2.0);
+        if stale {
+            for &i in list {
+                space.moved(i, chain.positions[i]);
+                listed_at[i] = chain.positions[i];
+            }
+            listed = space.pairs(chain, list, mask, SKIN, near, bound);
+            fresh = false;
+        }
+        let clear = |p: &[[f64; 3]]| {
+            listed
+                .iter()
+                .all(|&(i, j, b)| distance(p[i as usize], p[j as usize]) >= b)
+        };
+        if clear(&chain.positions) {
+            // Put the bonds back to their lengths; done if that keeps every pair clear, else
+            // the push goes on from there (its margin widens the gaps).
+            project(&mut chain.positions, &bonds, mask);
+            let bonded = bonds.iter().all(|b| {
+                let d = distance(chain.positions[b.i as usize], chain.positions[b.j as usize]);
+                (d - b.length).abs() < BOND_TOLERANCE
+            });
+            if bonded && clear(&chain.positions) {
+                for &i in list {
+                    space.moved(i, chain.positions[i]);
+                }
+                return Ok(());
+            }
+        }
+        let p = &chain.positions;
+        for &i in list {
+            force[i] = [0.0; 3];
+        }
+        for s in &bonds {
+            pull(
+                p,
+                force,
+                s.i as usize,
+                s.j as usize,
+                s.length,
+                K_BOND,
+                false,
+            );
+        }
+        for (s, k) in &springs {
+            pull(p, force, s.i as usize, s.j as usize, s.length, *k, false);
+        }
+        for &(i, j, b) in &listed {
+            pull(
+                p,
+                force,
+                i as usize,
+                j as usize,
+                b + TARGET_MARGIN,
+                K_CONTACT,
+                true,
+            );
+        }
+        // FIRE.
+        let (mut power, mut fnorm, mut vnorm) = (0.0, 0.0, 0.0);
+        for &i in list {
+            for k in 0..3 {
+                power += force[i][k] * velocity[i][k];
+                fnorm += force[i][k] * force[i][k];
+                vnorm += velocity[i][k] * velocity[i][k];
+            }
+        }
+        let (fnorm, vnorm) = (fnorm.sqrt(), vnorm.sqrt());
+        if power > 0.0 {
+            for &i in list {
+                for k in 0..3 {
+                    velocity[i][k] = (1.0 - alpha) * velocity[i][k]
+                        + alpha * vnorm * force[i][k] / fnorm.max(1e-12);
+                }
+            }
+            calm += 1;
+            if calm > 5 {
+                dt = (dt * 1.1).min(DT_MAX);
+                alpha *= 0.99;
+            }
+        } else {
+            for &i in list {
+                velocity[i] = [0.0; 3];
+            }
+            dt *= 0.5;
+            alpha = 0.1;
+            calm = 0;
+        }
+        for &i in list {
+            for k in 0..3 {
+                velocity[i][k] += dt * force[i][k];
+                // No atom moves more than 0.1 Å a step.
+                chain.positions[i][k] += (dt * velocity[i][k]).clamp(-0.1, 0.1);
+            }
+        }
+    }
+    Err(format!(
+        "Could not move the crowded units of the chain apart within {MAX_STEPS} steps; try another seed or fewer units."
+    ))
+}
+
+#[inline(always)]
+fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
+    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+}
+
+/// Puts every bond back to its length, moving only moving atoms (half each when both move).
+fn project(p: &mut [[f64; 3]], bonds: &[Held], moving: &[bool]) {
+    for _ in 0..SWEEPS {
+        for b in bonds {
+            let (i, j) = (b.i as usize, b.j as usize);
+            let d = [p[i][0] - p[j][0], p[i][1] - p[j][1], p[i][2] - p[j][2]];
+            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            if r < 1e-6 {
+                continue;
+            }
+            // At most 0.1 Å a sweep, as a step.
+            let excess = (r - b.length).clamp(-0.1, 0.1) / r;
+            let (wi, wj) = match (moving[i], moving[j]) {
+                (true, true) => (0.5, 0.5),
+                (true, false) => (1.0, 0.0),
+                (false, true) => (0.0, 1.0),
+                (false, false) => continue,
+            };
+            for k in 0..3 {
+                p[i][k] -= wi * excess * d[k];
+                p[j][k] += wj * excess * d[k];
+            }
+        }
+    }
+}
+
+/// Adds the force of a spring of rest length `length` between atoms `i` and `j` (only when
+/// closer than it, for a contact).
+#[inline(always)]
+fn pull(
+    p: &[[f64; 3]],
+    force: &mut [[f64; 3]],
+    i: usize,
+    j: usize,
+    length: f64,
+    k: f64,
+    push_only: bool,
+) {
+    let d = [p[i][0] - p[j][0], p[i][1] - p[j][1], p[i][2] - p[j][2]];
+    let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(1e-9);
+    if push_only && r >= length {
+        return;
+    }
+    // E = k (r − length)²; force on i = −dE/dr · d/r.
+    let f = -2.0 * k * (r - length) / r;
+    for a in 0..3 {
+        force[i][a] += f * d[a];
+        force[j][a] -= f * d[a];
+    }
+}
+
+fn adjacency(n: usize, bonds: &[[u32; 2]]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); n];
+    for &[i, j] in bonds {
+        out[i as usize].push(j as usize);
+        out[j as usize].push(i as usize);
+    }
+    out
+}
+
+/// The atoms within [`MOVE_RADIUS`] of an atom of a pair in `contacts`.
+fn around(chain: &Chain, contacts: &[(u32, u32, f64)]) -> Vec<bool> {
+    let key = |q: [f64; 3]| q.map(|x| (x / MOVE_RADIUS).floor() as i32);
+    let mut cells: CellMap<Vec<u32>> = CellMap::default();
+    for (i, &q) in chain.positions.iter().enumerate() {
+        cells.entry(key(q)).or_default().push(i as u32);
+    }
+    let mut moving = vec![false; chain.elements.len()];
+    for &(a, b, _) in contacts {
+        for centre in [a as usize, b as usize] {
+            for around in cells_around(key(chain.positions[centre])) {
+                let Some(bucket) = cells.get(&around) else {
+                    continue;
+                };
+                for &j in bucket {
+                    let j = j as usize;
+                    if distance(chain.positions[centre], chain.positions[j]) <= MOVE_RADIUS {
+                        moving[j] = true;
+                    }
+                }
+            }
+        }
+    }
+    moving
+}
+
+/// Per atom, per neighbour (parallel to `neighbours`): whether the bond does not turn (double,
+/// aromatic, in a ring, or a single bond between two conjugated atoms: an sp2 atom and an sp2
+/// atom or an N, O or S).
+fn rigid_bonds(chain: &Chain, graph: &Graph, neighbours: &[Vec<usize>]) -> Vec<Vec<bool>> {
+    let mut order = std::collections::HashMap::new();
+    for (&[i, j], &o) in chain.bonds.iter().zip(&chain.bond_orders) {
+        order.insert((i.min(j), i.max(j)), o);
+    }
+    let mut ring = std::collections::HashMap::new();
+    let hyb = |i: usize| graph.hybridisation(chain.origin[i] as usize);
+    let lone_pair = |i: usize| matches!(chain.elements[i], 7 | 8 | 16) && hyb(i) == 3;
+    neighbours
+        .iter()
+        .enumerate()
+        .map(|(i, around)| {
+            around
+                .iter()
+                .map(|&j| {
+                    let (a, b) = (i.min(j) as u32, i.max(j) as u32);
+                    let in_ring = chain.unit[i] == chain.unit[j]
+                        && *ring
+                            .entry((
+                                chain.origin[i].min(chain.origin[j]),
+                                chain.origin[i].max(chain.origin[j]),
+                            ))
+                            .or_insert_with(|| {
+                                graph.in_ring(chain.origin[i] as usize, chain.origin[j] as usize)
+                            });
+                    let conjugated = (hyb(i) < 3 && (hyb(j) < 3 || lone_pair(j)))
+                        || (hyb(j) < 3 && lone_pair(i));
+                    order.get(&(a, b)).is_some_and(|&o| o != 1) || in_ring || conjugated
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The bonds on the cluster `list` (held exactly) and the springs (with their constants): every
+/// bond angle (1–3 distance) and the 1–4 distances across bonds that do not turn, where at least
+/// one atom is in the cluster.
+fn held(
+    chain: &Chain,
+    neighbours: &[Vec<usize>],
+    rigid: &[Vec<bool>],
+    mask: &[bool],
+    list: &[usize],
+) -> (Vec<Held>, Vec<(Held, f64)>) {
+    let p = &chain.positions;
+    let at = |i: usize, j: usize| Held {
+        i: i as u32,
+        j: j as u32,
+        length: distance(p[i], p[j]),
+    };
+    let (mut bonds, mut springs) = (Vec::new(), Vec::new());
+    for &i in list {
+        for &j in &neighbours[i] {
+            if !mask[j] || i < j {
+                bonds.push(at(i, j));
+            }
+        }
+    }
+    // The centres of the angles and the ends of the rigid bonds: the cluster and its neighbours.
+    let mut centres: Vec<usize> = list
+        .iter()
+        .flat_map(|&i| std::iter::once(i).chain(neighbours[i].iter().copied()))
+        .collect();
+    centres.sort_unstable();
+    centres.dedup();
+    let is_centre = |x: usize| centres.binary_search(&x).is_ok();
+    for &c in &centres {
+        let around = &neighbours[c];
+        for (x, &i) in around.iter().enumerate() {
+            for &j in &around[x + 1..] {
+                if mask[i] || mask[j] {
+                    springs.push((at(i, j), K_ANGLE));
+                }
+            }
+        }
+        for (k, &b) in around.iter().enumerate() {
+            if !rigid[c][k] || (is_centre(b) && b < c) {
+                continue;
+            }
+            for &a in around.iter().filter(|&&a| a != b) {
+                for &d in neighbours[b].iter().filter(|&&d| d != c && d != a) {
+                    if mask[a] || mask[d] {
+                        springs.push((at(a, d), K_RIGID));
+                    }
+                }
+            }
+        }
+    }
+    (bonds, springs)
+}
+
+/// The atoms in cells of the largest bound + [`SKIN`], kept up to date as atoms move.
+struct Space(Grid);
+
+impl Space {
+    fn new(chain: &Chain) -> Space {
+        let mut kinds = chain.elements.clone();
+        kinds.sort_unstable();
+        kinds.dedup();
+        let cell = kinds
+            .iter()
+            .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
+            .fold(0.0, f64::max)
+            + CONTACT_MARGIN
+            + SKIN;
+        let mut grid = Grid::new(cell, chain.elements.len());
+        for (i, &q) in chain.positions.iter().enumerate() {
+            grid.insert(q, i as u32);
+        }
+        Space(grid)
+    }
+    /// Files atom `i` under its cell at `q`.
+    fn moved(&mut self, i: usize, q: [f64; 3]) {
+        self.0.moved(i as u32, q);
+    }
+    /// Pairs (i from `from`, more than two bonds apart, each pair once) within their bound +
+    /// `skin` (≤ [`SKIN`]).
+    fn pairs(
+        &self,
+        chain: &Chain,
+        from: &[usize],
+        listed: &[bool],
+        skin: f64,
+        near: &[Vec<usize>],
+        bound: &dyn Fn(usize, usize) -> f64,
+    ) -> Vec<(u32, u32, f64)> {
+        let mut out = Vec::new();
+        for &i in from {
+            self.0.any_near(chain.positions[i], |j| {
+                // Each pair once: between two listed atoms from the lower index.
+                if j == i || (listed[j] && j < i) || near[i].binary_search(&j).is_ok() {
+                    return false;
+                }
+                let b = bound(i, j);
+                if distance(chain.positions[i], chain.positions[j]) < b + skin {
+                    out.push((i as u32, j as u32, b));
+                }
+                false
+            });
+        }
+        out
+    }
+}

@@ -1,0 +1,682 @@
+//! Growing a chain: a self-avoiding sequence of rigid units whose junction torsions are drawn in
+//! their wells, with step-backs out of dead ends.
+//!
+//! Unit k + 1 goes where unit k's tail hydrogen pointed: its head atom at the junction length
+//! on that hydrogen's side, at the rule's bond angle ([`super::junction::bond_angle`]), its own
+//! head hydrogen's direction, set the same way, turned back along the new bond. Then it is turned
+//! about the bond to the torsion drawn from the junction's wells ([`super::junction::Torsion`]).
+//! Per unit are drawn: which hydrogen the head and the tail give up, the place of each end group
+//! (three, 120° apart, about the end's bond into the unit: the torsion next to a CH3 or OH end
+//! takes any of the staggered positions, and a centre made at a junction either hand), and, for a
+//! monomer without a stereocentre of its own, whether the unit is the monomer or its mirror image
+//! (atactic, as RadonPy's default; the torsions inside the unit then take either sign). Torsions
+//! inside a unit are otherwise the unit's own.
+//!
+//! Each unit gets up to [`TRIALS`] draws; the first that keeps every atom at [`contact_bound`]
+//! from the chain, and leaves room for the next unit's head atom, is kept. Rigid units cannot
+//! turn their side groups or open their bond angles as a force field would (PMMA's ester turns,
+//! its backbone CH2 angle is 123° in MMFF, 110° in the unit), so crowded monomers (PMMA,
+//! polystyrene, polyisobutylene) have few draws that keep the atoms of neighbouring units apart:
+//! after [`STRICT_TRIALS`] draws, the unit's side groups (the atoms beyond a rotatable bond off
+//! its backbone, [`super::unit::SideGroup`]) are turned at random as well; after
+//! [`TURNED_TRIALS`], atoms within [`LOCAL_UNITS`] units of each other may come to
+//! [`LAX_FRACTIONS`] of their distance and torsions [`LAX_WIDEN`] times as far from their wells'
+//! centres, and [`super::relax`] moves such atoms apart after the walk. When no draw is free the
+//! walk steps back, one unit after a first dead end and twice as many after each further one at
+//! the same unit (at most [`MAX_STEP_BACK`]), and refuses with the reason once [`TRIAL_BUDGET`]
+//! draws per unit have been spent in all.
+//!
+//! Sequential and single-threaded by construction: the same seed gives the same chain, bit for
+//! bit, whatever the thread count of the build.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+use super::geometry::{align, axis_angle, dihedral, normalised, sub};
+use super::unit::Monomer;
+use crate::chem::elements::vdw_radius;
+use crate::pack::rigid::{cross, dot, mat_mul, mat_vec, Mat3, Rng, IDENTITY};
+use crate::pack::PackControl;
+use crate::wire::messages::CANCELLED;
+
+/// Draws per unit before the walk steps back.
+pub const TRIALS: usize = 80;
+/// The first draws of each unit hold every pair to [`contact_bound`] with the unit as it is.
+pub const STRICT_TRIALS: usize = 16;
+/// Up to here, draws hold every pair to [`contact_bound`], the unit's side groups turned.
+pub const TURNED_TRIALS: usize = 64;
+/// Atoms of units at most this many apart may come closer during the walk, to be relaxed after it.
+pub const LOCAL_UNITS: u32 = 2;
+/// How close (fraction of the sum of van der Waals radii) such pairs may come during the walk:
+/// the crowded draws go down these in turn, so that the least crowding the unit allows is taken.
+pub const LAX_FRACTIONS: [f64; 4] = [0.66, 0.6, 0.5, 0.35];
+/// How much wider than its wells a crowded draw's torsion may be (a diphenyl ether's rings turn
+/// some 40° out of the plane the wells of a conjugated junction hold them to).
+pub const LAX_WIDEN: f64 = 2.0;
+/// Draws allowed per repeat unit requested, in all, before the walk gives up.
+pub const TRIAL_BUDGET: usize = 2_000;
+/// Most units removed by one step back.
+pub const MAX_STEP_BACK: usize = 8;
+/// Closest approach between atoms of different units more than two bonds apart, as a fraction of
+/// the sum of their van der Waals radii.
+pub const CONTACT_FRACTION: f64 = 0.7;
+/// Closest approach (Å) of two heavy atoms of different units.
+pub const HEAVY_MIN: f64 = 1.5;
+/// Kept above the bound while building (Å), so that f32 rounding cannot cross it.
+pub const CONTACT_MARGIN: f64 = 1e-3;
+/// Seed stream of the first walk (other tools use stream 0 of the same seed); a walk again uses
+/// the next.
+pub(super) const STREAM: u64 = 12;
+/// Most walks of one chain (see [`super::build::build_chain`]).
+pub const WALKS: u64 = 3;
+
+/// The smallest allowed distance (Å) between atoms of atomic numbers `a` and `b` of different
+/// units, `bonds_apart` bonds from each other along the chain: none within two bonds (set by the
+/// junction's length and angle), else [`CONTACT_FRACTION`] × the sum of their van der Waals radii
+/// (Alvarez 2013: C–C 2.48 Å, C–H 2.08 Å, H–H 1.68 Å), and at least [`HEAVY_MIN`] for two heavy
+/// atoms. Pairs within one unit are the monomer's own geometry and are not judged.
+pub fn contact_bound(a: u8, b: u8, bonds_apart: u32) -> f64 {
+    if bonds_apart <= 2 {
+        return 0.0;
+    }
+    let radii = vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0);
+    let heavy = if a > 1 && b > 1 { HEAVY_MIN } else { 0.0 };
+    (CONTACT_FRACTION * radii).max(heavy)
+}
+
+/// The walk's own allowance at crowding level `level` (1–4) for pairs of units within
+/// [`LOCAL_UNITS`].
+fn lax_bound(a: u8, b: u8, level: usize) -> f64 {
+    LAX_FRACTIONS[level - 1] * (vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0))
+}
+
+/// A built chain: atoms in unit order (each unit in the monomer's order, less the hydrogens it
+/// gave up), bonds (each unit's, then its junction bond to the previous unit) and per-atom unit
+/// numbers (0-based).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chain {
+    /// Atomic numbers.
+    pub elements: Vec<u8>,
+    /// Positions in Å, one `[x, y, z]` per atom.
+    pub positions: Vec<[f64; 3]>,
+    /// 0-based atom pairs.
+    pub bonds: Vec<[u32; 2]>,
+    /// Parallel to `bonds`: the monomer's orders, 1 for junctions.
+    pub bond_orders: Vec<u8>,
+    /// Per atom: its repeat unit, 0-based.
+    pub unit: Vec<u32>,
+    /// Per atom: the monomer atom it is.
+    pub origin: Vec<u32>,
+    /// Units placed with the local allowance (their neighbourhoods are relaxed after the walk).
+    pub crowded: Vec<u32>,
+    /// Atoms moved by [`super::relax`] after the walk.
+    pub relaxed: usize,
+    /// Units removed by step-backs, in all.
+    pub backtracks: usize,
+    /// Draws made, in all.
+    pub trials: usize,
+}
+
+/// One placed unit.
+struct Placed {
+    /// First chain index of the unit.
+    start: usize,
+    /// Chain index of each monomer atom (`u32::MAX` for a hydrogen given up).
+    index: Vec<u32>,
+    /// The tail hydrogen given up and the turn of its place (where the next unit goes), if any.
+    tail_give: Option<(usize, usize)>,
+    /// Whether the unit is the monomer's mirror image.
+    mirrored: bool,
+    /// Rotation applied to the (possibly mirrored) template.
+    rotation: Mat3,
+}
+
+/// Hasher of grid keys: a multiply–rotate mix of the key's bytes (FxHash's), fixed and cheap.
+/// std's SipHash with a random key costs several times the distance checks it serves in wasm,
+/// and the keys here are small integer triples, not adversarial input.
+#[derive(Default)]
+pub(super) struct CellHasher(u64);
+
+impl std::hash::Hasher for CellHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
+                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Map from grid cells with [`CellHasher`].
+pub(super) type CellMap<V> = HashMap<[i32; 3], V, std::hash::BuildHasherDefault<CellHasher>>;
+
+/// Spatial hash of the chain's atoms (cells of the largest contact bound), for the contact check:
+/// a table of slots, each the head of a list through the atoms (the last inserted first), so
+/// that inserting and removing the last inserted atom are O(1) and a lookup allocates nothing.
+pub(super) struct Grid {
+    cell: f64,
+    /// Slots − 1 (a power of two less one).
+    mask: usize,
+    /// Per slot: the last atom filed there, or `u32::MAX`.
+    head: Vec<u32>,
+    /// Per atom: the atom filed before it in its slot.
+    next: Vec<u32>,
+    /// Per atom: its cell.
+    cell_of: Vec<[i32; 3]>,
+}
+
+impl Grid {
+    pub(super) fn new(cell: f64, atoms: usize) -> Grid {
+        let slots = (2 * atoms.max(8)).next_power_of_two();
+        Grid {
+            cell,
+            mask: slots - 1,
+            head: vec![u32::MAX; slots],
+            next: Vec::with_capacity(atoms),
+            cell_of: Vec::with_capacity(atoms),
+        }
+    }
+    #[inline(always)]
+    fn key(&self, p: [f64; 3]) -> [i32; 3] {
+        p.map(|x| (x / self.cell).floor() as i32)
+    }
+    #[inline(always)]
+    fn slot(&self, key: [i32; 3]) -> usize {
+        let h = (key[0] as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (key[1] as u32 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+            ^ (key[2] as u32 as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+        (h ^ (h >> 29)) as usize & self.mask
+    }
+    /// Files `atom` (the next chain index) at `p`.
+    pub(super) fn insert(&mut self, p: [f64; 3], atom: u32) {
+        debug_assert_eq!(atom as usize, self.next.len());
+        let key = self.key(p);
+        let slot = self.slot(key);
+        self.next.push(self.head[slot]);
+        self.cell_of.push(key);
+        self.head[slot] = atom;
+    }
+    /// Removes `atom`, the last one inserted.
+    fn remove_last(&mut self, atom: u32) {
+        debug_assert_eq!(atom as usize + 1, self.next.len());
+        let slot = self.slot(self.cell_of[atom as usize]);
+        debug_assert_eq!(self.head[slot], atom);
+        self.head[slot] = self.next[atom as usize];
+        self.next.pop();
+        self.cell_of.pop();
+    }
+    /// Files `atom`, anywhere in the grid, under its cell at `p` (a walk along its slot's list).
+    pub(super) fn moved(&mut self, atom: u32, p: [f64; 3]) {
+        let key = self.key(p);
+        let old = self.cell_of[atom as usize];
+        if key == old {
+            return;
+        }
+        let slot = self.slot(old);
+        if self.head[slot] == atom {
+            self.head[slot] = self.next[atom as usize];
+        } else {
+            let mut x = self.head[slot];
+            while self.next[x as usize] != atom {
+                x = self.next[x as usize];
+            }
+            self.next[x as usize] = self.next[atom as usize];
+        }
+        let slot = self.slot(key);
+        self.next[atom as usize] = self.head[slot];
+        self.head[slot] = atom;
+        self.cell_of[atom as usize] = key;
+    }
+    /// Calls `f` with each atom in the 27 cells around `p`, until it returns true; whether one did.
+    #[inline(always)]
+    pub(super) fn any_near(&self, p: [f64; 3], mut f: impl FnMut(usize) -> bool) -> bool {
+        let c = self.key(p);
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let key = [c[0] + dx, c[1] + dy, c[2] + dz];
+                    let mut atom = self.head[self.slot(key)];
+                    while atom != u32::MAX {
+                        let a = atom as usize;
+                        if self.cell_of[a] == key && f(a) {
+                            return true;
+                        }
+                        atom = self.next[a];
+                    }
+                }
+            }
+        }
+        false
+    }
+}
+
+/// What the contact check needs of the monomer and the chain so far.
+struct Judge<'a> {
+    monomer: &'a Monomer,
+    /// Per pair of monomer atoms (t × n + a): (bound + margin)².
+    strict2: Vec<f64>,
+    /// Per crowding level 1–4, per pair: the local allowance, squared.
+    lax2: Vec<Vec<f64>>,
+    /// Bonds from a unit's head to its tail.
+    span: u32,
+    grid: Grid,
+}
+
+impl Judge<'_> {
+    /// The squared bound between monomer atom `t` and monomer atom `a`, `apart` bonds apart
+    /// (`None` within two bonds).
+    #[inline(always)]
+    fn bound2(&self, t: usize, a: usize, apart: u32, between: u32, lax: usize) -> Option<f64> {
+        let n = self.monomer.graph.elements.len();
+        match apart {
+            0..=2 => None,
+            _ if lax > 0 && between <= LOCAL_UNITS => Some(self.lax2[lax - 1][t * n + a]),
+            _ => Some(self.strict2[t * n + a]),
+        }
+    }
+
+    /// Whether monomer atom `a` of unit `k`, at `p`, comes closer than its bound to an atom of an
+    /// earlier unit.
+    #[inline(always)]
+    fn touches(&self, chain: &Chain, k: usize, a: usize, p: [f64; 3], lax: usize) -> bool {
+        let m = self.monomer;
+        self.grid.any_near(p, |b| {
+            let t = chain.origin[b] as usize;
+            // Bonds along the chain: from t to its unit's tail, the junctions, the units between,
+            // and from unit k's head to a.
+            let between = (k - chain.unit[b] as usize) as u32;
+            let apart = m.from_tail[t] + m.from_head[a] + between + (between - 1) * self.span;
+            let Some(bound2) = self.bound2(t, a, apart, between, lax) else {
+                return false;
+            };
+            let d = sub(p, chain.positions[b]);
+            dot(&d, &d) < bound2
+        })
+    }
+
+    /// Whether the next unit's head atom has room where unit `k`'s tail hydrogen `tail_h` points
+    /// (at the junction length, judged as that element against every placed atom and against
+    /// unit `k`'s own atoms more than two bonds from its tail): a unit that leaves none is a dead
+    /// end met one unit late.
+    #[allow(clippy::too_many_arguments)]
+    fn room_ahead(
+        &self,
+        chain: &Chain,
+        k: usize,
+        tail_h: Option<(usize, usize)>,
+        p0: &[[f64; 3]],
+        candidate: &[[f64; 3]],
+        rotation: &Mat3,
+        lax: usize,
+    ) -> bool {
+        let Some((h, twist)) = tail_h else {
+            return true;
+        };
+        let m = self.monomer;
+        let d = mat_vec(
+            rotation,
+            &bond_direction(p0, h, m.tail, m.tail_next, m.tail_angle, twist),
+        );
+        let t = candidate[m.tail];
+        let ahead = [0, 1, 2].map(|i| t[i] + m.bond_length * d[i]);
+        // As the head atom of unit k + 1: its bounds are those of template atom `head`.
+        if self.touches(chain, k + 1, m.head, ahead, lax) {
+            return false;
+        }
+        (0..candidate.len())
+            .filter(|&a| a != h && m.from_tail[a] >= 2)
+            .all(|a| {
+                let e = sub(ahead, candidate[a]);
+                self.bound2(a, m.head, m.from_tail[a] + 1, 1, lax)
+                    .is_none_or(|b2| dot(&e, &e) >= b2)
+            })
+    }
+}
+
+/// Where the bond from `atom` of a unit at `p0` goes when it gives up hydrogen `h`: along the
+/// hydrogen (turned `twist` × 120° about the bond to `next`, the atom's backbone neighbour, for an
+/// OH-like end whose one hydrogen may stand in any of the three staggered places), then turned in
+/// the plane of the hydrogen and `next` to the bond angle `angle` (degrees) with it, when there
+/// is one.
+fn bond_direction(
+    p0: &[[f64; 3]],
+    h: usize,
+    atom: usize,
+    next: usize,
+    angle: Option<f64>,
+    twist: usize,
+) -> [f64; 3] {
+    let b = normalised(sub(p0[next], p0[atom]));
+    let mut u = normalised(sub(p0[h], p0[atom]));
+    if twist > 0 {
+        let turn = if twist == 1 { 120.0f64 } else { -120.0 };
+        u = mat_vec(&axis_angle(b, turn.to_radians()), &u);
+    }
+    let Some(angle) = angle else {
+        return u;
+    };
+    let now = dot(&b, &u).clamp(-1.0, 1.0).acos();
+    let axis = normalised(cross(&b, &u));
+    mat_vec(&axis_angle(axis, angle.to_radians() - now), &u)
+}
+
+/// Turns `group` (beyond `end` from `next`) of `p` by `twist` × 120° about the bond `next`–`end`,
+/// as [`bond_direction`] turns the end's hydrogen.
+fn turn_group(p: &mut [[f64; 3]], end: usize, next: usize, group: &[usize], twist: usize) {
+    let b = normalised(sub(p[next], p[end]));
+    let turn = if twist == 1 { 120.0f64 } else { -120.0 };
+    let r = axis_angle(b, turn.to_radians());
+    let centre = p[end];
+    for &a in group {
+        let v = mat_vec(&r, &sub(p[a], centre));
+        p[a] = [centre[0] + v[0], centre[1] + v[1], centre[2] + v[2]];
+    }
+}
+
+/// Turns each side group of `p` (a copy of `original`) by a random angle; false when that brings
+/// two atoms of the unit more than three bonds apart closer than they were and than the bound.
+fn turn_side_groups(
+    monomer: &Monomer,
+    p: &mut [[f64; 3]],
+    original: &[[f64; 3]],
+    rng: &mut Rng,
+) -> bool {
+    for g in &monomer.side_groups {
+        let axis = normalised(sub(p[g.pivot], p[g.root]));
+        let r = axis_angle(axis, rng.uniform() * std::f64::consts::TAU);
+        let centre = p[g.pivot];
+        for &a in &g.atoms[1..] {
+            let v = mat_vec(&r, &sub(p[a], centre));
+            p[a] = [centre[0] + v[0], centre[1] + v[1], centre[2] + v[2]];
+        }
+    }
+    let n = p.len();
+    let z = &monomer.molecule.template.elements;
+    (0..n).all(|i| {
+        (i + 1..n).all(|j| {
+            if monomer.apart[i * n + j] <= 3 {
+                return true;
+            }
+            let (now, then) = (sub(p[i], p[j]), sub(original[i], original[j]));
+            let floor = dot(&then, &then).min(contact_bound(z[i], z[j], 3).powi(2));
+            dot(&now, &now) >= floor
+        })
+    })
+}
+
+/// The walk of [`super::build::build_chain`] with the random stream `rng`.
+pub(super) fn grow(
+    monomer: &Monomer,
+    units: usize,
+    mut rng: Rng,
+    control: &PackControl,
+) -> Result<Chain, String> {
+    let template = &monomer.molecule.template;
+    let n = template.elements.len();
+    let total = monomer.chain_atoms(units);
+    let name = &monomer.molecule.name;
+    let largest = template
+        .elements
+        .iter()
+        .flat_map(|&a| {
+            template
+                .elements
+                .iter()
+                .map(move |&b| contact_bound(a, b, 3))
+        })
+        .fold(0.0, f64::max);
+    let squared = |f: &dyn Fn(u8, u8) -> f64| -> Vec<f64> {
+        (0..n * n)
+            .map(|k| {
+                let b = f(template.elements[k / n], template.elements[k % n]) + CONTACT_MARGIN;
+                b * b
+            })
+            .collect()
+    };
+    let mut judge = Judge {
+        monomer,
+        strict2: squared(&|a, b| contact_bound(a, b, 3)),
+        lax2: (1..=LAX_FRACTIONS.len())
+            .map(|level| squared(&|a, b| lax_bound(a, b, level)))
+            .collect(),
+        span: monomer.from_head[monomer.tail],
+        grid: Grid::new(largest + CONTACT_MARGIN, total),
+    };
+    let torsion = monomer.torsion;
+
+    let mut chain = Chain {
+        elements: Vec::with_capacity(total),
+        positions: Vec::with_capacity(total),
+        bonds: Vec::new(),
+        bond_orders: Vec::new(),
+        unit: Vec::with_capacity(total),
+        origin: Vec::with_capacity(total),
+        crowded: Vec::new(),
+        relaxed: 0,
+        backtracks: 0,
+        trials: 0,
+    };
+    let mut placed: Vec<Placed> = Vec::with_capacity(units);
+    let mut candidate = vec![[0.0; 3]; n];
+    // The template with its end groups in their drawn places and (crowded draws) its side groups
+    // turned.
+    let mut turned = vec![[0.0; 3]; n];
+    let budget = TRIAL_BUDGET.saturating_mul(units);
+    let mut furthest = 0;
+    // Dead ends met at each unit since the walk last got past it: the step back doubles with each.
+    let mut dead_ends = vec![0u32; units];
+    let report_every = (units / 200).max(1);
+    while placed.len() < units {
+        if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(CANCELLED.to_string());
+        }
+        let k = placed.len();
+        let last = k + 1 == units;
+        let mut accepted = None;
+        for trial in 0..TRIALS {
+            chain.trials += 1;
+            // Draws in three phases: as the unit is, then with its side groups turned, then with
+            // neighbouring units allowed closer (to be relaxed after the walk).
+            let turn = trial >= STRICT_TRIALS;
+            let lax = if trial < TURNED_TRIALS {
+                0
+            } else {
+                1 + (trial - TURNED_TRIALS) * LAX_FRACTIONS.len() / (TRIALS - TURNED_TRIALS)
+            };
+            // The hydrogen each end gives up, and for an OH-like end which of its three staggered
+            // places the bond takes.
+            let mut give = |hydrogens: &[usize], group: &Option<Vec<usize>>| {
+                let h = hydrogens[rng.below(hydrogens.len())];
+                (h, if group.is_some() { rng.below(3) } else { 0 })
+            };
+            let head_give = (k > 0).then(|| give(&monomer.head_hydrogens, &monomer.head_group));
+            let tail_give = (!last).then(|| give(&monomer.tail_hydrogens, &monomer.tail_group));
+            let (head_h, tail_h) = (head_give.map(|g| g.0), tail_give.map(|g| g.0));
+            let mirrored = monomer.mirror && rng.uniform() < 0.5;
+            let template_at = monomer.positions(mirrored);
+            turned.copy_from_slice(template_at);
+            // The end groups in their drawn places, then (crowded draws) the side groups turned.
+            for (give, end, next, group) in [
+                (
+                    head_give,
+                    monomer.head,
+                    monomer.head_next,
+                    &monomer.head_group,
+                ),
+                (
+                    tail_give,
+                    monomer.tail,
+                    monomer.tail_next,
+                    &monomer.tail_group,
+                ),
+            ] {
+                if let (Some((_, twist @ 1..)), Some(group)) = (give, group) {
+                    turn_group(&mut turned, end, next, group, twist);
+                }
+            }
+            if turn
+                && !monomer.side_groups.is_empty()
+                && !turn_side_groups(monomer, &mut turned, template_at, &mut rng)
+            {
+                continue;
+            }
+            let p0: &[[f64; 3]] = &turned;
+            let rotation = match (head_give, placed.last()) {
+                (Some((head_h, _)), Some(previous)) => {
+                    let tail_at = chain.positions[previous.index[monomer.tail] as usize];
+                    let reference_at =
+                        chain.positions[previous.index[monomer.tail_reference] as usize];
+                    let (tail_h_prev, tail_twist) = previous
+                        .tail_give
+                        .expect("an inner unit gives up its tail H");
+                    let direction = mat_vec(
+                        &previous.rotation,
+                        &bond_direction(
+                            monomer.positions(previous.mirrored),
+                            tail_h_prev,
+                            monomer.tail,
+                            monomer.tail_next,
+                            monomer.tail_angle,
+                            tail_twist,
+                        ),
+                    );
+                    let head_at =
+                        [0, 1, 2].map(|i| tail_at[i] + monomer.bond_length * direction[i]);
+                    let base = align(
+                        bond_direction(
+                            p0,
+                            head_h,
+                            monomer.head,
+                            monomer.head_next,
+                            monomer.head_angle,
+                            0,
+                        ),
+                        [-direction[0], -direction[1], -direction[2]],
+                    );
+                    let head_x = p0[monomer.head];
+                    let r = mat_vec(&base, &sub(p0[monomer.head_reference], head_x));
+                    let head_reference_at = [0, 1, 2].map(|i| head_at[i] + r[i]);
+                    let now = dihedral(reference_at, tail_at, head_at, head_reference_at);
+                    let widen = if lax > 0 { LAX_WIDEN } else { 1.0 };
+                    let wanted = torsion
+                        .draw(rng.uniform(), rng.uniform(), widen)
+                        .to_radians();
+                    let rotation = mat_mul(&axis_angle(direction, wanted - now), &base);
+                    for (a, c) in candidate.iter_mut().enumerate() {
+                        let r = mat_vec(&rotation, &sub(p0[a], head_x));
+                        *c = [head_at[0] + r[0], head_at[1] + r[1], head_at[2] + r[2]];
+                    }
+                    let free = (0..n)
+                        .filter(|&a| Some(a) != tail_h && a != head_h)
+                        .all(|a| !judge.touches(&chain, k, a, candidate[a], lax));
+                    if !free {
+                        continue;
+                    }
+                    rotation
+                }
+                _ => {
+                    candidate.copy_from_slice(p0);
+                    IDENTITY
+                }
+            };
+            let ahead = tail_h.map(|h| (h, 0));
+            if !judge.room_ahead(&chain, k, ahead, p0, &candidate, &rotation, lax) {
+                continue;
+            }
+            accepted = Some((rotation, head_h, tail_give, mirrored, lax));
+            break;
+        }
+        match accepted {
+            Some((rotation, head_h, tail_give, mirrored, lax)) => {
+                let tail_h = tail_give.map(|g| g.0);
+                let start = chain.elements.len();
+                let mut index = vec![u32::MAX; n];
+                for a in (0..n).filter(|&a| Some(a) != head_h && Some(a) != tail_h) {
+                    let i = chain.elements.len() as u32;
+                    index[a] = i;
+                    chain.elements.push(template.elements[a]);
+                    chain.positions.push(candidate[a]);
+                    chain.unit.push(k as u32);
+                    chain.origin.push(a as u32);
+                    judge.grid.insert(candidate[a], i);
+                }
+                for (&[i, j], &order) in monomer
+                    .molecule
+                    .bonds
+                    .iter()
+                    .zip(&monomer.molecule.bond_orders)
+                {
+                    let (i, j) = (index[i as usize], index[j as usize]);
+                    if i != u32::MAX && j != u32::MAX {
+                        chain.bonds.push([i, j]);
+                        chain.bond_orders.push(order);
+                    }
+                }
+                if let Some(previous) = placed.last() {
+                    chain
+                        .bonds
+                        .push([previous.index[monomer.tail], index[monomer.head]]);
+                    chain.bond_orders.push(1);
+                }
+                if lax > 0 {
+                    chain.crowded.push(k as u32);
+                }
+                dead_ends[k] = 0;
+                placed.push(Placed {
+                    start,
+                    index,
+                    tail_give,
+                    mirrored,
+                    rotation,
+                });
+                if placed.len() > furthest {
+                    furthest = placed.len();
+                    if furthest % report_every == 0 || furthest == units {
+                        if let Some(p) = control.progress {
+                            p(
+                                furthest as f64 / units as f64,
+                                &format!("placing repeat unit {furthest} of {units}"),
+                            );
+                        }
+                    }
+                }
+            }
+            None => {
+                if chain.trials >= budget {
+                    return Err(format!(
+                        "Could not grow the chain of {name} beyond {furthest} of {units} units without atoms of different units closer than {CONTACT_FRACTION} of their van der Waals distance; try another seed or fewer units."
+                    ));
+                }
+                // Step back: 1, 2, 4, … units after repeated dead ends at this unit.
+                let back = (1usize << dead_ends[k].min(3)).min(MAX_STEP_BACK).min(k);
+                dead_ends[k] += 1;
+                for _ in 0..back {
+                    let removed = placed.pop().expect("back ≤ k");
+                    chain.backtracks += 1;
+                    for i in (removed.start..chain.elements.len()).rev() {
+                        judge.grid.remove_last(i as u32);
+                    }
+                    chain.elements.truncate(removed.start);
+                    chain.positions.truncate(removed.start);
+                    chain.unit.truncate(removed.start);
+                    chain.origin.truncate(removed.start);
+                    let gone = placed.len() as u32;
+                    while chain.crowded.last().is_some_and(|&u| u >= gone) {
+                        chain.crowded.pop();
+                    }
+                    while chain.bonds.last().is_some_and(|b| {
+                        b[0] as usize >= removed.start || b[1] as usize >= removed.start
+                    }) {
+                        chain.bonds.pop();
+                        chain.bond_orders.pop();
+                    }
+                }
+            }
+        }
+    }
+    Ok(chain)
+}
