@@ -81,16 +81,17 @@ pub fn display_url(url: &str) -> String {
     // hidden left: a control character before the scheme must not hide user info from the cut.
     let mut shown = without_hidden(url).into_owned();
     // A cut only removes text, so it can join what it leaves into a new `user:pass@` (the text
-    // `J:@http://h:@x` is no URL; cut once it reads `http://h:@x`): cut again until nothing
-    // changes (each round is shorter, so this ends).
+    // `J:@http://h:@x` is no URL; cut once it reads `http://h:@x`), and the one-line rule trims
+    // and takes the first line with something on it (`@\u{2028}https://u@h`): cut and make one
+    // line again until nothing changes. It ends: a round that changes anything after the first
+    // makes the text shorter (one line of one line is the same line).
     loop {
-        let cut = cut_for_display(&shown);
-        if cut.len() == shown.len() {
-            break;
+        let next = one_line_max(&cut_for_display(&shown), MAX_SHOWN_URL_CHARS);
+        if next == shown {
+            return shown;
         }
-        shown = cut;
+        shown = next;
     }
-    one_line_max(&shown, MAX_SHOWN_URL_CHARS)
 }
 
 /// One round of [`display_url`]'s cut: the scheme and `//` as written, the host and port, the
@@ -208,6 +209,13 @@ mod tests {
                 "https://example.org/mcp",
             ),
             ("\u{202E}https://user:pass@x.org/m", "https://x.org/m"),
+            // Found by the `server_url` fuzz target: what the cut left began with a space (or a
+            // line separator) that the one-line rule then took away.
+            (
+                "\u{11}@\u{2000}\u{0}\u{b}https://userss@htpxi/mcp\u{2008}$",
+                "https://htpxi/mcp $",
+            ),
+            ("@\u{2028}https://u:p@h/m", "https://h/m"),
             // Found by the `server_url` fuzz target: the first cut joined what was left into a
             // URL with user info of its own.
             (
