@@ -247,7 +247,7 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
         }
         // CRYST1's columns hold lengths below 100 000 Å (`%9.3f`) and angles that read back
         // strictly between 0° and 180° (`%7.2f`).
-        if [a, b, c].iter().any(|&x| x >= 99_999.9995)
+        if [a, b, c].iter().any(|&x| x >= 99_999.999_5)
             || [al, be, ga].iter().any(|&x| !(0.005..179.995).contains(&x))
         {
             return Err("This cell is too long or too flat for a PDB file's CRYST1 line: save it as extended XYZ or GROMACS .gro instead.".to_string());
