@@ -201,11 +201,13 @@ fn coil_over_seeds(u: &Unit, n: usize) -> (f64, Vec<f64>) {
 /// 20 at 50 units and at most 30 at 200 (a rod gives N − 1), and Rg growing as N^ν between them
 /// with ν from 0.5 to 0.65 (a rod's is 1, a collapsed globule's 1/3; ideal 0.5, self-avoiding
 /// 0.59) within its measured uncertainty. Over 20 seeds ν is known only to ±σ ≈ 0.05 (one chain's
-/// Rg² spreads by 35–60 % of the mean; `coil::exponent_over_seeds`): the same unit read over
-/// seeds 1–20, 21–40, … gives 0.46–0.55 (PET), 0.48–0.63 (poly(phenylene ether)), and over seeds
-/// 1–100 the units read below 0.5 over 1–20 (PEO, PET and six of the extras) read 0.48–0.58, the
-/// lowest PET 0.482 ± 0.026 and polycarbonate 0.493 ± 0.022. So ν must lie within 2σ of
-/// [0.5, 0.65]: a collapse (ν → 1/3) or a rod (ν → 1) fails, a reading of 0.48 ± 0.05 does not.
+/// Rg² spreads by 35–60 % of the mean; `coil::exponent_over_seeds`). With the walk's excluded
+/// volume between units three or more apart (`walk::excluded_distance`) most units read 0.53–0.63;
+/// over seeds 1–20, 21–40 and 41–60 PET reads 0.471, 0.456, 0.447 (its rigid units turn only at
+/// the glycol C–C junction, and its far units never come within the excluded distance at these
+/// lengths), nylon-6 0.454, 0.625, 0.555 and polystyrene 0.681, 0.666, 0.633. So ν must lie within
+/// 2σ of [0.5, 0.65]: a collapse (ν → 1/3) or a rod (ν → 1) fails, a reading of 0.47 ± 0.06 does
+/// not.
 #[test]
 #[cfg_attr(
     debug_assertions,

@@ -162,6 +162,16 @@ fn cryst1(line: &str, line_no: usize) -> Result<[f64; 9], String> {
         v[k] = number(col(line, start, end), "a CRYST1 entry", line_no)?;
     }
     let [a, b, c, alpha, beta, gamma] = v;
+    // Found by the `structure_files` fuzz target: angles of 90048° made a third vector of
+    // 10⁶ Å that no CRYST1 line can hold again. A cell's angles lie strictly between 0° and 180°.
+    if [alpha, beta, gamma]
+        .iter()
+        .any(|x| !(*x > 0.0 && *x < 180.0))
+    {
+        return Err(format!(
+            "line {line_no}: the CRYST1 angles must lie between 0 and 180 degrees"
+        ));
+    }
     let (ca, cb, cg) = [alpha, beta, gamma].map(|x| x.to_radians().cos()).into();
     let sg = gamma.to_radians().sin();
     let cx = c * cb;
@@ -234,6 +244,13 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
             || [al, be, ga].iter().any(|x| !x.is_finite())
         {
             return Err("This cell has a vector of zero length, which a PDB file cannot hold: save it as extended XYZ or GROMACS .gro instead.".to_string());
+        }
+        // CRYST1's columns hold lengths below 100 000 Å (`%9.3f`) and angles that read back
+        // strictly between 0° and 180° (`%7.2f`).
+        if [a, b, c].iter().any(|&x| x >= 99_999.999_5)
+            || [al, be, ga].iter().any(|&x| !(0.005..179.995).contains(&x))
+        {
+            return Err("This cell is too long or too flat for a PDB file's CRYST1 line: save it as extended XYZ or GROMACS .gro instead.".to_string());
         }
         out.push_str(&format!(
             "CRYST1{a:9.3}{b:9.3}{c:9.3}{al:7.2}{be:7.2}{ga:7.2} P 1           1\n"
@@ -314,6 +331,23 @@ mod tests {
             cell: Some([20.0, 0.0, 0.0, 0.0, 21.0, 0.0, 0.0, 0.0, 22.0]),
             bonds: vec![[0, 1], [0, 2]],
             ..Structure::default()
+        }
+    }
+
+    /// Found by the `structure_files` fuzz target: a CRYST1 angle of 90048° read, and a cell
+    /// written that its own CRYST1 line could not hold.
+    #[test]
+    fn cells_a_cryst1_line_cannot_hold_are_refused_both_ways() {
+        let line = "CRYST1   31.000   32.000   33.000  80.00  90.00 90048 P 1           1";
+        let e = cryst1(line, 2).unwrap_err();
+        assert!(e.contains("between 0 and 180"), "{e}");
+        let mut long = water();
+        long.cell = Some([2.0e5, 0.0, 0.0, 0.0, 21.0, 0.0, 0.0, 0.0, 22.0]);
+        let mut flat = water();
+        flat.cell = Some([20.0, 0.0, 0.0, 21.0, 1e-4, 0.0, 0.0, 0.0, 22.0]);
+        for s in [long, flat] {
+            let e = write(&s, "t").unwrap_err();
+            assert!(e.contains("too long or too flat"), "{e}");
         }
     }
 

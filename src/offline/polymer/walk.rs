@@ -13,7 +13,9 @@
 //! inside a unit are otherwise the unit's own.
 //!
 //! Each unit gets up to [`TRIALS`] draws; the first that keeps every atom at [`contact_bound`]
-//! from the chain, and leaves room for the next unit's head atom, is kept. Rigid units cannot
+//! from the units near it along the chain and at [`excluded_distance`] (the repulsive core of the
+//! van der Waals pair, the excluded volume that swells a chain in a good solvent) from those
+//! [`FAR_UNITS`] or more away, and leaves room for the next unit's head atom, is kept. Rigid units cannot
 //! turn their side groups or open their bond angles as a force field would (PMMA's ester turns,
 //! its backbone CH2 angle is 123° in MMFF, 110° in the unit), so crowded monomers (PMMA,
 //! polystyrene, polyisobutylene) have few draws that keep the atoms of neighbouring units apart:
@@ -62,6 +64,18 @@ pub const MAX_STEP_BACK: usize = 8;
 pub const CONTACT_FRACTION: f64 = 0.7;
 /// Closest approach (Å) of two heavy atoms of different units.
 pub const HEAVY_MIN: f64 = 1.5;
+/// Excluded volume between units more than [`LOCAL_UNITS`] apart along the chain, as a fraction of
+/// the sum of van der Waals radii: 2^(−1/6), the diameter σ at which a Lennard-Jones pair whose
+/// minimum lies at the van der Waals distance turns repulsive (the hard core of the
+/// Weeks–Chandler–Andersen split). A chain in vacuum or a good solvent swells to ν ≈ 0.59 by
+/// the volume units far apart along it exclude each other; at [`CONTACT_FRACTION`] alone (a bound
+/// against overlap, not a repulsion) it stays near ideal (over seeds 1–20, ν 0.49 for PEO; with
+/// it 0.54).
+pub const EXCLUDED_FRACTION: f64 = 0.890_898_718_140_339_3;
+/// Units this many or more apart along the chain keep [`excluded_distance`] from each other
+/// (nearer units are the chain's local structure, held only to [`contact_bound`]: at two units
+/// apart the excluded distance stiffens polystyrene into a rod, R²/((N − 1)b²) 28 at 200 units).
+pub const FAR_UNITS: u32 = LOCAL_UNITS + 1;
 /// Kept above the bound while building (Å), so that f32 rounding cannot cross it.
 pub const CONTACT_MARGIN: f64 = 1e-3;
 /// Seed stream of the first walk (other tools use stream 0 of the same seed); a walk again uses
@@ -82,6 +96,14 @@ pub fn contact_bound(a: u8, b: u8, bonds_apart: u32) -> f64 {
     let radii = vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0);
     let heavy = if a > 1 && b > 1 { HEAVY_MIN } else { 0.0 };
     (CONTACT_FRACTION * radii).max(heavy)
+}
+
+/// The excluded distance (Å) between atoms of atomic numbers `a` and `b` of units more than
+/// [`LOCAL_UNITS`] apart, which the walk keeps when it places a unit: [`EXCLUDED_FRACTION`] × the
+/// sum of their van der Waals radii, and never less than [`contact_bound`].
+pub fn excluded_distance(a: u8, b: u8) -> f64 {
+    let radii = vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0);
+    (EXCLUDED_FRACTION * radii).max(contact_bound(a, b, 3))
 }
 
 /// The walk's own allowance at crowding level `level` (1–4) for pairs of units within
@@ -154,7 +176,7 @@ impl std::hash::Hasher for CellHasher {
 /// Map from grid cells with [`CellHasher`].
 pub(super) type CellMap<V> = HashMap<[i32; 3], V, std::hash::BuildHasherDefault<CellHasher>>;
 
-/// Spatial hash of the chain's atoms (cells of the largest contact bound), for the contact check:
+/// Spatial hash of the chain's atoms (cells of the largest excluded distance), for the contact check:
 /// a table of slots, each the head of a list through the atoms (the last inserted first), so
 /// that inserting and removing the last inserted atom are O(1) and a lookup allocates nothing.
 pub(super) struct Grid {
@@ -259,6 +281,8 @@ struct Judge<'a> {
     monomer: &'a Monomer,
     /// Per pair of monomer atoms (t × n + a): (bound + margin)².
     strict2: Vec<f64>,
+    /// Per pair: ([`excluded_distance`] + margin)², for units more than [`LOCAL_UNITS`] apart.
+    far2: Vec<f64>,
     /// Per crowding level 1–4, per pair: the local allowance, squared.
     lax2: Vec<Vec<f64>>,
     /// Bonds from a unit's head to its tail.
@@ -275,6 +299,7 @@ impl Judge<'_> {
         match apart {
             0..=2 => None,
             _ if lax > 0 && between <= LOCAL_UNITS => Some(self.lax2[lax - 1][t * n + a]),
+            _ if between >= FAR_UNITS => Some(self.far2[t * n + a]),
             _ => Some(self.strict2[t * n + a]),
         }
     }
@@ -426,7 +451,7 @@ pub(super) fn grow(
             template
                 .elements
                 .iter()
-                .map(move |&b| contact_bound(a, b, 3))
+                .map(move |&b| excluded_distance(a, b))
         })
         .fold(0.0, f64::max);
     let squared = |f: &dyn Fn(u8, u8) -> f64| -> Vec<f64> {
@@ -440,6 +465,7 @@ pub(super) fn grow(
     let mut judge = Judge {
         monomer,
         strict2: squared(&|a, b| contact_bound(a, b, 3)),
+        far2: squared(&excluded_distance),
         lax2: (1..=LAX_FRACTIONS.len())
             .map(|level| squared(&|a, b| lax_bound(a, b, level)))
             .collect(),
