@@ -257,7 +257,9 @@ test("lazy load: helpers say so before it, a failed load is retried; launch link
     const pieces = ["#", "?", "&", "=", "+", "%", "%2", "%2B", "%zz", "%ff", "%c3%28", "%C3%A9", "tools", "token", "to%6Fls", " ",
       "\n", "é", "🧪", "\uD800", "http://", "https://", "127.0.0.1/mcp", "evil.example.org", "u:p@", "?token=s3cret", "a"];
     const random = Array.from({ length: 3000 }, () => Array.from({ length: Math.floor(next() * 12) }, () => pieces[Math.floor(next() * pieces.length)]).join(""));
-    const hashes = [...corpus, ...random];
+    // Link-shaped fragments as well, so that most of the URLSearchParams cases carry a `tools`.
+    const linked = random.slice(0, 500).map((r, i) => `${i % 2 ? "#" : ""}tools=${r}&token=${random[i + 500]}`);
+    const hashes = [...corpus, ...random, ...linked];
     const reference = hashes.map((h) => {
       const params = new URLSearchParams(h.replace(/^#/, ""));
       const url = params.get("tools");
