@@ -182,14 +182,20 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
         ));
     }
     let nm = cell.map(|x| x / 10.0);
-    let mut box_line = format!("{:10.5}{:10.5}{:10.5}", nm[0], nm[4], nm[8]);
+    // `%10.5f` each, as GROMACS writes; a value wider than its 10 columns (found by the
+    // `structure_files` fuzz target: `3.17216-408.42232`) gets a space before it, so that readers
+    // that split the line on whitespace (ASE's, ours) still see two numbers.
+    let mut entries = vec![nm[0], nm[4], nm[8]];
     if [nm[3], nm[6], nm[7]].iter().any(|x| *x != 0.0) {
-        box_line.push_str(&format!(
-            "{:10.5}{:10.5}{:10.5}{:10.5}{:10.5}{:10.5}",
-            nm[1], nm[2], nm[3], nm[5], nm[6], nm[7]
-        ));
+        entries.extend([nm[1], nm[2], nm[3], nm[5], nm[6], nm[7]]);
     }
-    out.push_str(&box_line);
+    for x in entries {
+        let entry = format!("{x:10.5}");
+        if !entry.starts_with(' ') {
+            out.push(' ');
+        }
+        out.push_str(&entry);
+    }
     out.push('\n');
     Ok(out)
 }
@@ -237,6 +243,25 @@ mod tests {
         let back = read(&text).unwrap().structure;
         assert_eq!(back.cell, s.cell.map(|c| c.map(|x| 10.0 * (x / 10.0))));
         assert_eq!(back.elements, vec![8, 1]);
+    }
+
+    /// Found by the `structure_files` fuzz target: a box entry wider than its 10 columns ran
+    /// into the one before it.
+    #[test]
+    fn a_box_entry_wider_than_its_columns_keeps_a_space_before_it() {
+        let s = Structure {
+            elements: vec![8],
+            positions: vec![0.0; 3],
+            cell: Some([31.7216, 0.0, 0.0, -4084.2232, 19.0, 0.0, 0.0, 0.0, 18.0]),
+            ..Structure::default()
+        };
+        let text = write(&s, "t").unwrap();
+        assert!(
+            text.contains("   3.17216") && text.contains(" -408.42232"),
+            "{text}"
+        );
+        let back = read(&text).unwrap().structure.cell.unwrap();
+        assert!((back[3] + 4084.2232).abs() < 1e-9, "{back:?}");
     }
 
     #[test]
