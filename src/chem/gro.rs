@@ -189,8 +189,14 @@ pub fn write(s: &Structure, title: &str) -> Result<String, String> {
     if [nm[3], nm[6], nm[7]].iter().any(|x| *x != 0.0) {
         entries.extend([nm[1], nm[2], nm[3], nm[5], nm[6], nm[7]]);
     }
-    for x in entries {
-        let entry = format!("{x:10.5}");
+    let entries: Vec<String> = entries.iter().map(|x| format!("{x:10.5}")).collect();
+    // Found by the `structure_files` fuzz target: a cell of a few 10⁻⁵ Å is written as a zero
+    // box, which reads back as no cell at all.
+    let has_cell = s.cell.is_some_and(|c| c.iter().any(|&x| x != 0.0));
+    if has_cell && entries.iter().all(|e| e.trim().parse::<f64>() == Ok(0.0)) {
+        return Err("This cell is too small for a GROMACS .gro box line (steps of 0.00001 nm): save it as extended XYZ instead.".to_string());
+    }
+    for entry in entries {
         if !entry.starts_with(' ') {
             out.push(' ');
         }
@@ -262,6 +268,19 @@ mod tests {
         );
         let back = read(&text).unwrap().structure.cell.unwrap();
         assert!((back[3] + 4084.2232).abs() < 1e-9, "{back:?}");
+    }
+
+    /// Found by the `structure_files` fuzz target: a tiny cell written as a zero box.
+    #[test]
+    fn a_cell_too_small_for_the_box_line_is_refused_in_words() {
+        let s = Structure {
+            elements: vec![8],
+            positions: vec![0.0; 3],
+            cell: Some([1e-5, 0.0, 0.0, 0.0, 1e-5, 0.0, 0.0, 0.0, 2e-5]),
+            ..Structure::default()
+        };
+        let e = write(&s, "t").unwrap_err();
+        assert!(e.contains("too small for a GROMACS .gro box line"), "{e}");
     }
 
     #[test]
