@@ -53,6 +53,8 @@ from rdkit import Chem, RDLogger, rdBase
 from rdkit.Chem import AllChem
 from rdkit.Chem import rdForceFieldHelpers
 
+from make_monomers import mapped  # the junction atoms of a mapped SMILES, one reading for both scripts
+
 RDLogger.DisableLog("rdApp.*")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 OUT = os.path.join(ROOT, "src", "offline", "polymer", "junction_lengths.rs")
@@ -132,17 +134,6 @@ def model_compound(rng):
     if joined.GetNumHeavyAtoms() > 30:
         return None
     return Chem.MolToSmiles(joined)
-
-
-def mapped(smiles):
-    """The molecule (maps cleared) and its two junction atoms."""
-    mol = Chem.MolFromSmiles(smiles)
-    ends = {}
-    for atom in mol.GetAtoms():
-        if atom.GetAtomMapNum():
-            ends[atom.GetAtomMapNum()] = atom.GetIdx()
-            atom.SetAtomMapNum(0)
-    return mol, ends[1], ends[2]
 
 
 def mmff_measure(smiles):

@@ -87,15 +87,22 @@ UNITS = [
 ]
 
 
-def unit(smiles):
-    """The unit with explicit H and its head and tail indices (maps cleared)."""
+def mapped(smiles):
+    """The molecule of a SMILES with atom maps 1 and 2 (maps cleared) and those two atoms' indices
+    (also used by make_junction_lengths.py)."""
     mol = Chem.MolFromSmiles(smiles)
     ends = {}
     for atom in mol.GetAtoms():
         if atom.GetAtomMapNum():
             ends[atom.GetAtomMapNum()] = atom.GetIdx()
             atom.SetAtomMapNum(0)
-    return Chem.AddHs(mol), ends[1], ends[2]
+    return mol, ends[1], ends[2]
+
+
+def unit(smiles):
+    """The unit with explicit H and its head and tail indices (maps cleared)."""
+    mol, head, tail = mapped(smiles)
+    return Chem.AddHs(mol), head, tail
 
 
 def embed(mol, n, seed=SEED):
