@@ -491,6 +491,10 @@ pub(super) fn grow(
     // The template with its end groups in their drawn places and (crowded draws) its side groups
     // turned.
     let mut turned = vec![[0.0; 3]; n];
+    // The unit's atoms in the order a draw's contacts are judged: nearest the junction first,
+    // then each atom that clashed moved to the front.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&a| monomer.from_head[a]);
     let budget = TRIAL_BUDGET.saturating_mul(units);
     let mut furthest = 0;
     // Dead ends met at each unit since the walk last got past it: the step back doubles with each.
@@ -596,10 +600,16 @@ pub(super) fn grow(
                         let r = mat_vec(&rotation, &sub(p0[a], head_x));
                         *c = [head_at[0] + r[0], head_at[1] + r[1], head_at[2] + r[2]];
                     }
-                    let free = (0..n)
-                        .filter(|&a| Some(a) != tail_h && a != head_h)
-                        .all(|a| !judge.touches(&chain, k, a, candidate[a], lax));
-                    if !free {
+                    // The atoms in `order`, the last to clash first: most draws of a crowded
+                    // unit fail, and on the same few atoms. Whether one clashes does not
+                    // depend on the order, so the chain is the same.
+                    let clash = order.iter().position(|&a| {
+                        Some(a) != tail_h
+                            && a != head_h
+                            && judge.touches(&chain, k, a, candidate[a], lax)
+                    });
+                    if let Some(i) = clash {
+                        order[..=i].rotate_right(1);
                         continue;
                     }
                     rotation
