@@ -501,8 +501,9 @@ fn held(
     (bonds, springs)
 }
 
-/// The atoms in cells of the largest bound + [`SKIN`], kept up to date as atoms move.
-struct Space(Grid);
+/// The atoms in cells of the largest bound + [`SKIN`], kept up to date as atoms move, and that
+/// largest bound (Å): a pair farther apart than it + skin is no pair, whatever its elements.
+struct Space(Grid, f64);
 
 impl Space {
     fn new(chain: &Chain) -> Space {
@@ -513,13 +514,12 @@ impl Space {
             .iter()
             .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
             .fold(0.0, f64::max)
-            + CONTACT_MARGIN
-            + SKIN;
-        let mut grid = Grid::new(cell, chain.elements.len());
+            + CONTACT_MARGIN;
+        let mut grid = Grid::new(cell + SKIN, chain.elements.len());
         for (i, &q) in chain.positions.iter().enumerate() {
             grid.insert(q, i as u32);
         }
-        Space(grid)
+        Space(grid, cell)
     }
     /// Files atom `i` under its cell at `q`.
     fn moved(&mut self, i: usize, q: [f64; 3]) {
@@ -537,14 +537,24 @@ impl Space {
         bound: &dyn Fn(usize, usize) -> f64,
     ) -> Vec<(u32, u32, f64)> {
         let mut out = Vec::new();
+        // Most atoms of the 27 cells are beyond any bound: judged by distance first, the
+        // pair's own bound and bonds only for the few within the largest.
+        let reach2 = (self.1 + skin + 1e-9).powi(2);
         for &i in from {
-            self.0.any_near(chain.positions[i], |j| {
+            let p = chain.positions[i];
+            self.0.any_near(p, |j| {
+                let q = chain.positions[j];
+                let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2);
                 // Each pair once: between two listed atoms from the lower index.
-                if j == i || (listed[j] && j < i) || near[i].binary_search(&j).is_ok() {
+                if d2 >= reach2
+                    || j == i
+                    || (listed[j] && j < i)
+                    || near[i].binary_search(&j).is_ok()
+                {
                     return false;
                 }
                 let b = bound(i, j);
-                if distance(chain.positions[i], chain.positions[j]) < b + skin {
+                if distance(p, q) < b + skin {
                     out.push((i as u32, j as u32, b));
                 }
                 false

@@ -23,8 +23,9 @@
 //! its backbone, [`super::unit::SideGroup`]) are turned at random as well; after
 //! [`TURNED_TRIALS`], atoms within [`LOCAL_UNITS`] units of each other may come to
 //! [`LAX_FRACTIONS`] of their distance and torsions [`LAX_WIDEN`] times as far from their wells'
-//! centres, and [`super::relax`] moves such atoms apart after the walk. When no draw is free the
-//! walk steps back, one unit after a first dead end and twice as many after each further one at
+//! centres, and [`super::relax`] moves such atoms apart after the walk. A unit after
+//! [`CROWDED_RUN`] crowded ones makes only [`SHORT_STRICT`] + [`SHORT_TURNED`] strict draws.
+//! When no draw is free the walk steps back, one unit after a first dead end and twice as many after each further one at
 //! the same unit (at most [`MAX_STEP_BACK`]), and refuses with the reason once [`TRIAL_BUDGET`]
 //! draws per unit have been spent in all.
 //!
@@ -47,6 +48,12 @@ pub const TRIALS: usize = 80;
 pub const STRICT_TRIALS: usize = 16;
 /// Up to here, draws hold every pair to [`contact_bound`], the unit's side groups turned.
 pub const TURNED_TRIALS: usize = 64;
+/// Units in a row placed by crowded draws after which a unit makes fewer strict draws.
+pub const CROWDED_RUN: usize = 4;
+/// Strict draws, as the unit is, of a unit after [`CROWDED_RUN`] crowded ones.
+pub const SHORT_STRICT: usize = 4;
+/// Strict draws with the side groups turned of a unit after [`CROWDED_RUN`] crowded ones.
+pub const SHORT_TURNED: usize = 12;
 /// Atoms of units at most this many apart may come closer during the walk, to be relaxed after it.
 pub const LOCAL_UNITS: u32 = 2;
 /// How close (fraction of the sum of van der Waals radii) such pairs may come during the walk:
@@ -491,6 +498,10 @@ pub(super) fn grow(
     // The template with its end groups in their drawn places and (crowded draws) its side groups
     // turned.
     let mut turned = vec![[0.0; 3]; n];
+    // The unit's atoms in the order a draw's contacts are judged: nearest the junction first,
+    // then each atom that clashed moved to the front.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&a| monomer.from_head[a]);
     let budget = TRIAL_BUDGET.saturating_mul(units);
     let mut furthest = 0;
     // Dead ends met at each unit since the walk last got past it: the step back doubles with each.
@@ -503,7 +514,25 @@ pub(super) fn grow(
         let k = placed.len();
         let last = k + 1 == units;
         let mut accepted = None;
-        for trial in 0..TRIALS {
+        // After [`CROWDED_RUN`] units in a row that none of their strict draws could place,
+        // the next unit makes only [`SHORT_STRICT`] and [`SHORT_TURNED`] of them before its
+        // crowded draws: a monomer that crowded (PMMA: 193 of 200 units) otherwise spends 64
+        // draws a unit, and as many again at each dead end, on draws that hardly ever pass.
+        let run = (0..k)
+            .rev()
+            .zip(chain.crowded.iter().rev())
+            .take_while(|&(u, &c)| u as u32 == c)
+            .count();
+        let schedule: Box<dyn Iterator<Item = usize>> = if run >= CROWDED_RUN {
+            Box::new(
+                (0..SHORT_STRICT)
+                    .chain(STRICT_TRIALS..STRICT_TRIALS + SHORT_TURNED)
+                    .chain(TURNED_TRIALS..TRIALS),
+            )
+        } else {
+            Box::new(0..TRIALS)
+        };
+        for trial in schedule {
             chain.trials += 1;
             // Draws in three phases: as the unit is, then with its side groups turned, then with
             // neighbouring units allowed closer (to be relaxed after the walk).
@@ -596,10 +625,16 @@ pub(super) fn grow(
                         let r = mat_vec(&rotation, &sub(p0[a], head_x));
                         *c = [head_at[0] + r[0], head_at[1] + r[1], head_at[2] + r[2]];
                     }
-                    let free = (0..n)
-                        .filter(|&a| Some(a) != tail_h && a != head_h)
-                        .all(|a| !judge.touches(&chain, k, a, candidate[a], lax));
-                    if !free {
+                    // The atoms in `order`, the last to clash first: most draws of a crowded
+                    // unit fail, and on the same few atoms. Whether one clashes does not
+                    // depend on the order, so the chain is the same.
+                    let clash = order.iter().position(|&a| {
+                        Some(a) != tail_h
+                            && a != head_h
+                            && judge.touches(&chain, k, a, candidate[a], lax)
+                    });
+                    if let Some(i) = clash {
+                        order[..=i].rotate_right(1);
                         continue;
                     }
                     rotation
