@@ -80,6 +80,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
     };
     let built = chain.positions.clone();
     let (units, elements) = (chain.unit.clone(), chain.elements.clone());
+    let (units, elements, built) = (&units[..], &elements[..], &built[..]);
     let bound = |i: usize, j: usize| -> f64 {
         let b = contact_bound(elements[i], elements[j], 3);
         if units[i] != units[j] {
@@ -200,7 +201,12 @@ fn minimise(
         force,
         listed_at,
     } = work;
+    // Slices, not Vecs, in the loops below: at the package's opt-level "z" a Vec's index is a
+    // call, a slice's is inline (the minimiser is the chain's hottest loop).
     let mask: &[bool] = mask;
+    let velocity: &mut [[f64; 3]] = velocity;
+    let force: &mut [[f64; 3]] = force;
+    let listed_at: &mut [[f64; 3]] = listed_at;
     let (bonds, springs) = held(chain, neighbours, rigid, mask, list);
     let mut listed: Vec<(u32, u32, f64)> = Vec::new();
     let mut fresh = true;
@@ -212,14 +218,16 @@ fn minimise(
         if step % 64 == 0 && control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(CANCELLED.to_string());
         }
-        let stale = fresh
-            || list
-                .iter()
-                .any(|&i| distance(chain.positions[i], listed_at[i]) > SKIN / 2.0);
+        let stale = fresh || {
+            let p: &[[f64; 3]] = &chain.positions;
+            list.iter()
+                .any(|&i| distance(p[i], listed_at[i]) > SKIN / 2.0)
+        };
         if stale {
+            let p: &[[f64; 3]] = &chain.positions;
             for &i in list {
-                space.moved(i, chain.positions[i]);
-                listed_at[i] = chain.positions[i];
+                space.moved(i, p[i]);
+                listed_at[i] = p[i];
             }
             listed = space.pairs(chain, list, mask, SKIN, near, bound);
             fresh = false;
@@ -244,7 +252,7 @@ fn minimise(
                 return Ok(());
             }
         }
-        let p = &chain.positions;
+        let p: &[[f64; 3]] = &chain.positions;
         for &i in list {
             force[i] = [0.0; 3];
         }
@@ -276,18 +284,19 @@ fn minimise(
         // FIRE.
         let (mut power, mut fnorm, mut vnorm) = (0.0, 0.0, 0.0);
         for &i in list {
+            let (f, v) = (force[i], velocity[i]);
             for k in 0..3 {
-                power += force[i][k] * velocity[i][k];
-                fnorm += force[i][k] * force[i][k];
-                vnorm += velocity[i][k] * velocity[i][k];
+                power += f[k] * v[k];
+                fnorm += f[k] * f[k];
+                vnorm += v[k] * v[k];
             }
         }
         let (fnorm, vnorm) = (fnorm.sqrt(), vnorm.sqrt());
         if power > 0.0 {
             for &i in list {
+                let (f, v) = (force[i], &mut velocity[i]);
                 for k in 0..3 {
-                    velocity[i][k] = (1.0 - alpha) * velocity[i][k]
-                        + alpha * vnorm * force[i][k] / fnorm.max(1e-12);
+                    v[k] = (1.0 - alpha) * v[k] + alpha * vnorm * f[k] / fnorm.max(1e-12);
                 }
             }
             calm += 1;
@@ -303,11 +312,13 @@ fn minimise(
             alpha = 0.1;
             calm = 0;
         }
+        let positions: &mut [[f64; 3]] = &mut chain.positions;
         for &i in list {
+            let (f, v, q) = (force[i], &mut velocity[i], &mut positions[i]);
             for k in 0..3 {
-                velocity[i][k] += dt * force[i][k];
+                v[k] += dt * f[k];
                 // No atom moves more than 0.1 Å a step.
-                chain.positions[i][k] += (dt * velocity[i][k]).clamp(-0.1, 0.1);
+                q[k] += (dt * v[k]).clamp(-0.1, 0.1);
             }
         }
     }
@@ -359,16 +370,21 @@ fn pull(
     k: f64,
     push_only: bool,
 ) {
-    let d = [p[i][0] - p[j][0], p[i][1] - p[j][1], p[i][2] - p[j][2]];
+    let (pi, pj) = (p[i], p[j]);
+    let d = [pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]];
     let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(1e-9);
     if push_only && r >= length {
         return;
     }
     // E = k (r − length)²; force on i = −dE/dr · d/r.
     let f = -2.0 * k * (r - length) / r;
+    let fi = &mut force[i];
     for a in 0..3 {
-        force[i][a] += f * d[a];
-        force[j][a] -= f * d[a];
+        fi[a] += f * d[a];
+    }
+    let fj = &mut force[j];
+    for a in 0..3 {
+        fj[a] -= f * d[a];
     }
 }
 
@@ -540,10 +556,11 @@ impl Space {
         // Most atoms of the 27 cells are beyond any bound: judged by distance first, the
         // pair's own bound and bonds only for the few within the largest.
         let reach2 = (self.1 + skin + 1e-9).powi(2);
+        let positions: &[[f64; 3]] = &chain.positions;
         for &i in from {
-            let p = chain.positions[i];
+            let p = positions[i];
             self.0.any_near(p, |j| {
-                let q = chain.positions[j];
+                let q = positions[j];
                 let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2);
                 // Each pair once: between two listed atoms from the lower index.
                 if d2 >= reach2

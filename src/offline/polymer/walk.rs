@@ -264,19 +264,25 @@ impl Grid {
     #[inline(always)]
     pub(super) fn any_near(&self, p: [f64; 3], mut f: impl FnMut(usize) -> bool) -> bool {
         let c = self.key(p);
-        for dx in -1..=1 {
-            for dy in -1..=1 {
-                for dz in -1..=1 {
-                    let key = [c[0] + dx, c[1] + dy, c[2] + dz];
-                    let mut atom = self.head[self.slot(key)];
-                    while atom != u32::MAX {
-                        let a = atom as usize;
-                        if self.cell_of[a] == key && f(a) {
-                            return true;
-                        }
-                        atom = self.next[a];
-                    }
+        // Slices: at opt-level "z" a Vec's index is a call, a slice's inline.
+        let (head, next, cell_of) = (&self.head[..], &self.next[..], &self.cell_of[..]);
+        // The 27 cells in the order x, y, z (outer to inner), by index: a range's `next` is a
+        // call at opt-level "z".
+        let mut cell = 0;
+        while cell < 27 {
+            let key = [
+                c[0] + cell / 9 - 1,
+                c[1] + cell / 3 % 3 - 1,
+                c[2] + cell % 3 - 1,
+            ];
+            cell += 1;
+            let mut atom = head[self.slot(key)];
+            while atom != u32::MAX {
+                let a = atom as usize;
+                if cell_of[a] == key && f(a) {
+                    return true;
                 }
+                atom = next[a];
             }
         }
         false
@@ -316,16 +322,17 @@ impl Judge<'_> {
     #[inline(always)]
     fn touches(&self, chain: &Chain, k: usize, a: usize, p: [f64; 3], lax: usize) -> bool {
         let m = self.monomer;
+        let (origin, unit, positions) = (&chain.origin[..], &chain.unit[..], &chain.positions[..]);
         self.grid.any_near(p, |b| {
-            let t = chain.origin[b] as usize;
+            let t = origin[b] as usize;
             // Bonds along the chain: from t to its unit's tail, the junctions, the units between,
             // and from unit k's head to a.
-            let between = (k - chain.unit[b] as usize) as u32;
+            let between = (k - unit[b] as usize) as u32;
             let apart = m.from_tail[t] + m.from_head[a] + between + (between - 1) * self.span;
             let Some(bound2) = self.bound2(t, a, apart, between, lax) else {
                 return false;
             };
-            let d = sub(p, chain.positions[b]);
+            let d = sub(p, positions[b]);
             dot(&d, &d) < bound2
         })
     }
