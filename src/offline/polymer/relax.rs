@@ -221,7 +221,7 @@ fn minimise(
         let stale = fresh || {
             let p: &[[f64; 3]] = &chain.positions;
             list.iter()
-                .any(|&i| distance(p[i], listed_at[i]) > SKIN / 2.0)
+                .any(|&i| distance2(p[i], listed_at[i]) > (SKIN / 2.0) * (SKIN / 2.0))
         };
         if stale {
             let p: &[[f64; 3]] = &chain.positions;
@@ -327,6 +327,12 @@ fn minimise(
     ))
 }
 
+/// The squared distance (Å²): for comparisons made every step, without a root.
+#[inline(always)]
+fn distance2(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
+}
+
 #[inline(always)]
 fn distance(a: [f64; 3], b: [f64; 3]) -> f64 {
     ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
@@ -372,10 +378,12 @@ fn pull(
 ) {
     let (pi, pj) = (p[i], p[j]);
     let d = [pi[0] - pj[0], pi[1] - pj[1], pi[2] - pj[2]];
-    let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt().max(1e-9);
-    if push_only && r >= length {
+    let r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    // Most listed contacts are apart: told by the square, without a root.
+    if push_only && r2 >= length * length {
         return;
     }
+    let r = r2.sqrt().max(1e-9);
     // E = k (r − length)²; force on i = −dE/dr · d/r.
     let f = -2.0 * k * (r - length) / r;
     let fi = &mut force[i];
