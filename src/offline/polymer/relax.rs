@@ -81,8 +81,22 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
     let built = chain.positions.clone();
     let (units, elements) = (chain.unit.clone(), chain.elements.clone());
     let (units, elements, built) = (&units[..], &elements[..], &built[..]);
+    // The bound of each pair of the chain's elements, looked up: the pair list asks for it for
+    // every pair within reach.
+    let mut kinds = elements.to_vec();
+    kinds.sort_unstable();
+    kinds.dedup();
+    let kind: Vec<usize> = elements
+        .iter()
+        .map(|e| kinds.binary_search(e).expect("every element is a kind"))
+        .collect();
+    let table: Vec<f64> = kinds
+        .iter()
+        .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
+        .collect();
+    let (kind, table, count) = (&kind[..], &table[..], kinds.len());
     let bound = |i: usize, j: usize| -> f64 {
-        let b = contact_bound(elements[i], elements[j], 3);
+        let b = table[kind[i] * count + kind[j]];
         if units[i] != units[j] {
             b + CONTACT_MARGIN
         } else {

@@ -198,6 +198,12 @@ pub(super) struct Grid {
     cell_of: Vec<[i32; 3]>,
 }
 
+/// Whether two cells are one (component by component: see [`Grid::key`]).
+#[inline(always)]
+fn same_cell(a: [i32; 3], b: [i32; 3]) -> bool {
+    a[0] == b[0] && a[1] == b[1] && a[2] == b[2]
+}
+
 impl Grid {
     pub(super) fn new(cell: f64, atoms: usize) -> Grid {
         let slots = (2 * atoms.max(8)).next_power_of_two();
@@ -211,7 +217,14 @@ impl Grid {
     }
     #[inline(always)]
     fn key(&self, p: [f64; 3]) -> [i32; 3] {
-        p.map(|x| (x / self.cell).floor() as i32)
+        // Written out: in wasm at opt-level "z" an array's `map` and `==` are calls (`==` a
+        // memcmp), and these run for every atom of every cell looked at.
+        let c = self.cell;
+        [
+            (p[0] / c).floor() as i32,
+            (p[1] / c).floor() as i32,
+            (p[2] / c).floor() as i32,
+        ]
     }
     #[inline(always)]
     fn slot(&self, key: [i32; 3]) -> usize {
@@ -242,7 +255,7 @@ impl Grid {
     pub(super) fn moved(&mut self, atom: u32, p: [f64; 3]) {
         let key = self.key(p);
         let old = self.cell_of[atom as usize];
-        if key == old {
+        if same_cell(key, old) {
             return;
         }
         let slot = self.slot(old);
@@ -279,7 +292,7 @@ impl Grid {
             let mut atom = head[self.slot(key)];
             while atom != u32::MAX {
                 let a = atom as usize;
-                if cell_of[a] == key && f(a) {
+                if same_cell(cell_of[a], key) && f(a) {
                     return true;
                 }
                 atom = next[a];
