@@ -430,11 +430,13 @@ fn turn_group(p: &mut [[f64; 3]], end: usize, next: usize, group: &[usize], twis
 }
 
 /// Turns each side group of `p` (a copy of `original`) by a random angle; false when that brings
-/// two atoms of the unit more than three bonds apart closer than they were and than the bound.
+/// two atoms of the unit more than three bonds apart closer than they were and than the bound
+/// (`bound2`: per pair of monomer atoms, i × n + j, [`contact_bound`] squared, Å²).
 fn turn_side_groups(
     monomer: &Monomer,
     p: &mut [[f64; 3]],
     original: &[[f64; 3]],
+    bound2: &[f64],
     rng: &mut Rng,
 ) -> bool {
     for g in &monomer.side_groups {
@@ -447,14 +449,13 @@ fn turn_side_groups(
         }
     }
     let n = p.len();
-    let z = &monomer.molecule.template.elements;
     (0..n).all(|i| {
         (i + 1..n).all(|j| {
             if monomer.apart[i * n + j] <= 3 {
                 return true;
             }
             let (now, then) = (sub(p[i], p[j]), sub(original[i], original[j]));
-            let floor = dot(&then, &then).min(contact_bound(z[i], z[j], 3).powi(2));
+            let floor = dot(&then, &then).min(bound2[i * n + j]);
             dot(&now, &now) >= floor
         })
     })
@@ -489,6 +490,10 @@ pub(super) fn grow(
             })
             .collect()
     };
+    // The unit's own pairs, judged after its side groups turn (every draw).
+    let own2: Vec<f64> = (0..n * n)
+        .map(|k| contact_bound(template.elements[k / n], template.elements[k % n], 3).powi(2))
+        .collect();
     let mut judge = Judge {
         monomer,
         strict2: squared(&|a, b| contact_bound(a, b, 3)),
@@ -595,7 +600,7 @@ pub(super) fn grow(
             }
             if turn
                 && !monomer.side_groups.is_empty()
-                && !turn_side_groups(monomer, &mut turned, template_at, &mut rng)
+                && !turn_side_groups(monomer, &mut turned, template_at, &own2, &mut rng)
             {
                 continue;
             }
