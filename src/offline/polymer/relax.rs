@@ -13,9 +13,8 @@
 
 use std::sync::atomic::Ordering;
 
-use super::geometry::cells_around;
 use super::junction::Graph;
-use super::walk::{contact_bound, CellMap, Chain, Grid, CONTACT_MARGIN};
+use super::walk::{contact_bound, Chain, Grid, CONTACT_MARGIN};
 use crate::pack::PackControl;
 use crate::wire::messages::CANCELLED;
 
@@ -147,7 +146,9 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
             join(i as usize, j as usize);
         }
     }
-    for (i, j, _) in space.pairs(chain, &moving_list, &moving, SKIN, &near, &bound) {
+    // The same pairs are the first cluster's first pair list: no atom has moved since.
+    let moving_pairs = space.pairs(chain, &moving_list, &moving, SKIN, &near, &bound);
+    for &(i, j, _) in &moving_pairs {
         if moving[j as usize] {
             join(i as usize, j as usize);
         }
@@ -169,10 +170,17 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         force: vec![[0.0; 3]; n],
         listed_at: vec![[0.0; 3]; n],
     };
+    let mut first_pairs = Some(moving_pairs);
     for cluster in &clusters {
         for &i in cluster {
             work.mask[i] = true;
         }
+        // Pairs between two clusters are beyond bound + skin, so the first cluster's are those
+        // from its atoms, in the same order.
+        let first = first_pairs.take().map(|mut pairs| {
+            pairs.retain(|&(i, _, _)| work.mask[i as usize]);
+            pairs
+        });
         minimise(
             chain,
             &rigid,
@@ -180,6 +188,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
             &mut space,
             &mut work,
             cluster,
+            first,
             &near,
             &bound,
             control,
@@ -202,7 +211,8 @@ struct Work {
 }
 
 /// Relaxes the atoms `list` (`work.mask`) until no pair from them is within its bound, the bonds
-/// back at their lengths.
+/// back at their lengths. `first`: the pairs from `list` within bound + [`SKIN`] as they are now,
+/// if already listed.
 #[allow(clippy::too_many_arguments)]
 fn minimise(
     chain: &mut Chain,
@@ -211,6 +221,7 @@ fn minimise(
     space: &mut Space,
     work: &mut Work,
     list: &[usize],
+    mut first: Option<Vec<(u32, u32, f64)>>,
     near: &[Vec<usize>],
     bound: &dyn Fn(usize, usize) -> f64,
     control: &PackControl,
@@ -249,7 +260,10 @@ fn minimise(
                 space.moved(i, p[i]);
                 listed_at[i] = p[i];
             }
-            listed = space.pairs(chain, list, mask, SKIN, near, bound);
+            listed = match (fresh, first.take()) {
+                (true, Some(pairs)) => pairs,
+                _ => space.pairs(chain, list, mask, SKIN, near, bound),
+            };
             fresh = false;
         }
         let clear = |p: &[[f64; 3]]| {
@@ -471,25 +485,21 @@ fn adjacency(n: usize, bonds: &[[u32; 2]]) -> Vec<Vec<usize>> {
 
 /// The atoms within [`MOVE_RADIUS`] of an atom of a pair in `contacts`.
 fn around(chain: &Chain, contacts: &[(u32, u32, f64)]) -> Vec<bool> {
-    let key = |q: [f64; 3]| q.map(|x| (x / MOVE_RADIUS).floor() as i32);
-    let mut cells: CellMap<Vec<u32>> = CellMap::default();
-    for (i, &q) in chain.positions.iter().enumerate() {
-        cells.entry(key(q)).or_default().push(i as u32);
+    let positions: &[[f64; 3]] = &chain.positions;
+    let mut cells = Grid::new(MOVE_RADIUS, positions.len());
+    for (i, &q) in positions.iter().enumerate() {
+        cells.insert(q, i as u32);
     }
-    let mut moving = vec![false; chain.elements.len()];
+    let mut moving = vec![false; positions.len()];
     for &(a, b, _) in contacts {
         for centre in [a as usize, b as usize] {
-            for around in cells_around(key(chain.positions[centre])) {
-                let Some(bucket) = cells.get(&around) else {
-                    continue;
-                };
-                for &j in bucket {
-                    let j = j as usize;
-                    if distance(chain.positions[centre], chain.positions[j]) <= MOVE_RADIUS {
-                        moving[j] = true;
-                    }
+            let c = positions[centre];
+            cells.any_near(c, |j| {
+                if distance(c, positions[j]) <= MOVE_RADIUS {
+                    moving[j] = true;
                 }
-            }
+                false
+            });
         }
     }
     moving
@@ -632,14 +642,14 @@ impl Space {
         for &i in from {
             let p = positions[i];
             self.0.any_near(p, |j| {
+                // Each pair once: between two listed atoms from the lower index (told first,
+                // before the distance: half the pairs between listed atoms are the other's).
+                if j == i || (listed[j] && j < i) {
+                    return false;
+                }
                 let q = positions[j];
                 let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2);
-                // Each pair once: between two listed atoms from the lower index.
-                if d2 >= reach2
-                    || j == i
-                    || (listed[j] && j < i)
-                    || near[i].binary_search(&j).is_ok()
-                {
+                if d2 >= reach2 || near[i].binary_search(&j).is_ok() {
                     return false;
                 }
                 let b = bound(i, j);

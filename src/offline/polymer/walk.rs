@@ -32,7 +32,6 @@
 //! Sequential and single-threaded by construction: the same seed gives the same chain, bit for
 //! bit, whatever the thread count of the build.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use super::geometry::{align, axis_angle, dihedral, normalised, sub};
@@ -159,29 +158,6 @@ struct Placed {
     /// Rotation applied to the (possibly mirrored) template.
     rotation: Mat3,
 }
-
-/// Hasher of grid keys: a multiply–rotate mix of the key's bytes (FxHash's), fixed and cheap.
-/// std's SipHash with a random key costs several times the distance checks it serves in wasm,
-/// and the keys here are small integer triples, not adversarial input.
-#[derive(Default)]
-pub(super) struct CellHasher(u64);
-
-impl std::hash::Hasher for CellHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Map from grid cells with [`CellHasher`].
-pub(super) type CellMap<V> = HashMap<[i32; 3], V, std::hash::BuildHasherDefault<CellHasher>>;
 
 /// Spatial hash of the chain's atoms (cells of the largest excluded distance), for the contact check:
 /// a table of slots, each the head of a list through the atoms (the last inserted first), so
