@@ -223,7 +223,7 @@ fn minimise(
     list: &[usize],
     mut first: Option<Vec<(u32, u32, f64)>>,
     near: &[Vec<usize>],
-    bound: &dyn Fn(usize, usize) -> f64,
+    bound: &impl Fn(usize, usize) -> f64,
     control: &PackControl,
 ) -> Result<(), String> {
     let Work {
@@ -632,7 +632,7 @@ impl Space {
         listed: &[bool],
         skin: f64,
         near: &[Vec<usize>],
-        bound: &dyn Fn(usize, usize) -> f64,
+        bound: &impl Fn(usize, usize) -> f64,
     ) -> Vec<(u32, u32, f64)> {
         let mut out = Vec::new();
         // Most atoms of the 27 cells are beyond any bound: judged by distance first, the

@@ -533,6 +533,29 @@ pub(super) fn grow(
         } else {
             Box::new(0..TRIALS)
         };
+        // Where unit k's head atom goes, the same for every draw: the previous unit's tail and
+        // its reference atom, the direction of the junction bond from the tail, and the head's
+        // place along it.
+        let junction = placed.last().map(|previous| {
+            let tail_at = chain.positions[previous.index[monomer.tail] as usize];
+            let reference_at = chain.positions[previous.index[monomer.tail_reference] as usize];
+            let (tail_h_prev, tail_twist) = previous
+                .tail_give
+                .expect("an inner unit gives up its tail H");
+            let direction = mat_vec(
+                &previous.rotation,
+                &bond_direction(
+                    monomer.positions(previous.mirrored),
+                    tail_h_prev,
+                    monomer.tail,
+                    monomer.tail_next,
+                    monomer.tail_angle,
+                    tail_twist,
+                ),
+            );
+            let head_at = [0, 1, 2].map(|i| tail_at[i] + monomer.bond_length * direction[i]);
+            (tail_at, reference_at, direction, head_at)
+        });
         for trial in schedule {
             chain.trials += 1;
             // Draws in three phases: as the unit is, then with its side groups turned, then with
@@ -581,27 +604,8 @@ pub(super) fn grow(
                 continue;
             }
             let p0: &[[f64; 3]] = &turned;
-            let rotation = match (head_give, placed.last()) {
-                (Some((head_h, _)), Some(previous)) => {
-                    let tail_at = chain.positions[previous.index[monomer.tail] as usize];
-                    let reference_at =
-                        chain.positions[previous.index[monomer.tail_reference] as usize];
-                    let (tail_h_prev, tail_twist) = previous
-                        .tail_give
-                        .expect("an inner unit gives up its tail H");
-                    let direction = mat_vec(
-                        &previous.rotation,
-                        &bond_direction(
-                            monomer.positions(previous.mirrored),
-                            tail_h_prev,
-                            monomer.tail,
-                            monomer.tail_next,
-                            monomer.tail_angle,
-                            tail_twist,
-                        ),
-                    );
-                    let head_at =
-                        [0, 1, 2].map(|i| tail_at[i] + monomer.bond_length * direction[i]);
+            let rotation = match (head_give, junction) {
+                (Some((head_h, _)), Some((tail_at, reference_at, direction, head_at))) => {
                     let base = align(
                         bond_direction(
                             p0,
