@@ -2,11 +2,13 @@
 //! polyisobutylene): the atoms around every pair of different units closer than the chain's bound
 //! move, by a minimisation that holds every bond length (stiffly, and exactly at the end: the
 //! bonds are projected back to their lengths, and the push goes on if that brings a pair back
-//! within its bound), holds each bond angle (as the distance across it) and the planarity of double, aromatic, ring
-//! and conjugated bonds (as the distances across them) near their built values, and pushes apart
-//! every pair within its bound. What a force field does after each step of RadonPy's walk (a
-//! backbone CH2 angle between two quaternary carbons opens from 110° to about 123°, methyl and
-//! ester groups turn), with only the forces that matter here.
+//! within its bound), holds each bond angle (as the distance across it) and the planarity of
+//! double, aromatic, ring and conjugated bonds (as the distances across them) near their built
+//! values, and pushes apart every pair within its bound; the last pairs, each less than [`SNAP`]
+//! within its bound, are set apart to it (the bound is a floor, not a spring), the bonds put back
+//! after. What a force field does after each step of RadonPy's walk (a backbone CH2 angle between
+//! two quaternary carbons opens from 110° to about 123°, methyl and ester groups turn), with only
+//! the forces that matter here.
 //!
 //! The minimiser is FIRE (Bitzek et al., Phys. Rev. Lett. 97, 170201, 2006): damped dynamics
 //! that speeds up while the forces keep their direction and stops when they turn. Deterministic.
