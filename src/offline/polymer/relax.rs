@@ -664,3 +664,25 @@ impl Space {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pair within its bound is set apart to bound + margin along the line between its atoms
+    /// (a held atom stays, two moving atoms go half each); a pair beyond its bound is left alone.
+    #[test]
+    fn separate_sets_pairs_within_their_bound_apart_to_it() {
+        let mut p = vec![[0.0, 0.0, 0.0], [2.0, 0.0, 0.0], [0.0, 5.0, 0.0]];
+        separate(&mut p, &[(0, 1, 2.04), (0, 2, 2.5)], &[true, false, true]);
+        assert_eq!(p[1], [2.0, 0.0, 0.0]);
+        assert_eq!(p[2], [0.0, 5.0, 0.0]);
+        assert!((distance(p[0], p[1]) - (2.04 + SEPARATE_MARGIN)).abs() < 1e-12);
+        assert_eq!((p[0][1], p[0][2]), (0.0, 0.0));
+
+        let mut q = vec![[0.0; 3], [2.0, 0.0, 0.0]];
+        separate(&mut q, &[(0, 1, 2.04)], &[true, true]);
+        let half = (0.04 + SEPARATE_MARGIN) / 2.0;
+        assert!((q[0][0] + half).abs() < 1e-12 && (q[1][0] - 2.0 - half).abs() < 1e-12);
+    }
+}
