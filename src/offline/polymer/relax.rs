@@ -404,17 +404,23 @@ fn separate(p: &mut [[f64; 3]], listed: &[(u32, u32, f64)], moving: &[bool]) {
             continue;
         }
         let r = r2.sqrt().max(1e-9);
-        let excess = (r - b - SEPARATE_MARGIN) / r;
-        let (wi, wj) = match (moving[i], moving[j]) {
-            (true, true) => (0.5, 0.5),
-            (true, false) => (1.0, 0.0),
-            (false, true) => (0.0, 1.0),
-            (false, false) => continue,
-        };
-        for k in 0..3 {
-            p[i][k] -= wi * excess * d[k];
-            p[j][k] += wj * excess * d[k];
-        }
+        move_along(p, moving, i, j, d, (r - b - SEPARATE_MARGIN) / r);
+    }
+}
+
+/// Moves atoms `i` and `j` by `excess` × `d` (`d` = p[i] − p[j]) towards each other (apart when
+/// `excess` is negative), only moving atoms (half each when both move).
+#[inline(always)]
+fn move_along(p: &mut [[f64; 3]], moving: &[bool], i: usize, j: usize, d: [f64; 3], excess: f64) {
+    let (wi, wj) = match (moving[i], moving[j]) {
+        (true, true) => (0.5, 0.5),
+        (true, false) => (1.0, 0.0),
+        (false, true) => (0.0, 1.0),
+        (false, false) => return,
+    };
+    for k in 0..3 {
+        p[i][k] -= wi * excess * d[k];
+        p[j][k] += wj * excess * d[k];
     }
 }
 
@@ -429,17 +435,7 @@ fn project(p: &mut [[f64; 3]], bonds: &[Held], moving: &[bool]) {
                 continue;
             }
             // At most 0.1 Å a sweep, as a step.
-            let excess = (r - b.length).clamp(-0.1, 0.1) / r;
-            let (wi, wj) = match (moving[i], moving[j]) {
-                (true, true) => (0.5, 0.5),
-                (true, false) => (1.0, 0.0),
-                (false, true) => (0.0, 1.0),
-                (false, false) => continue,
-            };
-            for k in 0..3 {
-                p[i][k] -= wi * excess * d[k];
-                p[j][k] += wj * excess * d[k];
-            }
+            move_along(p, moving, i, j, d, (r - b.length).clamp(-0.1, 0.1) / r);
         }
     }
 }
