@@ -32,7 +32,6 @@
 //! Sequential and single-threaded by construction: the same seed gives the same chain, bit for
 //! bit, whatever the thread count of the build.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use super::geometry::{align, axis_angle, dihedral, normalised, sub};
@@ -159,29 +158,6 @@ struct Placed {
     /// Rotation applied to the (possibly mirrored) template.
     rotation: Mat3,
 }
-
-/// Hasher of grid keys: a multiply–rotate mix of the key's bytes (FxHash's), fixed and cheap.
-/// std's SipHash with a random key costs several times the distance checks it serves in wasm,
-/// and the keys here are small integer triples, not adversarial input.
-#[derive(Default)]
-pub(super) struct CellHasher(u64);
-
-impl std::hash::Hasher for CellHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word))
-                .wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Map from grid cells with [`CellHasher`].
-pub(super) type CellMap<V> = HashMap<[i32; 3], V, std::hash::BuildHasherDefault<CellHasher>>;
 
 /// Spatial hash of the chain's atoms (cells of the largest excluded distance), for the contact check:
 /// a table of slots, each the head of a list through the atoms (the last inserted first), so
@@ -557,6 +533,29 @@ pub(super) fn grow(
         } else {
             Box::new(0..TRIALS)
         };
+        // Where unit k's head atom goes, the same for every draw: the previous unit's tail and
+        // its reference atom, the direction of the junction bond from the tail, and the head's
+        // place along it.
+        let junction = placed.last().map(|previous| {
+            let tail_at = chain.positions[previous.index[monomer.tail] as usize];
+            let reference_at = chain.positions[previous.index[monomer.tail_reference] as usize];
+            let (tail_h_prev, tail_twist) = previous
+                .tail_give
+                .expect("an inner unit gives up its tail H");
+            let direction = mat_vec(
+                &previous.rotation,
+                &bond_direction(
+                    monomer.positions(previous.mirrored),
+                    tail_h_prev,
+                    monomer.tail,
+                    monomer.tail_next,
+                    monomer.tail_angle,
+                    tail_twist,
+                ),
+            );
+            let head_at = [0, 1, 2].map(|i| tail_at[i] + monomer.bond_length * direction[i]);
+            (tail_at, reference_at, direction, head_at)
+        });
         for trial in schedule {
             chain.trials += 1;
             // Draws in three phases: as the unit is, then with its side groups turned, then with
@@ -605,27 +604,8 @@ pub(super) fn grow(
                 continue;
             }
             let p0: &[[f64; 3]] = &turned;
-            let rotation = match (head_give, placed.last()) {
-                (Some((head_h, _)), Some(previous)) => {
-                    let tail_at = chain.positions[previous.index[monomer.tail] as usize];
-                    let reference_at =
-                        chain.positions[previous.index[monomer.tail_reference] as usize];
-                    let (tail_h_prev, tail_twist) = previous
-                        .tail_give
-                        .expect("an inner unit gives up its tail H");
-                    let direction = mat_vec(
-                        &previous.rotation,
-                        &bond_direction(
-                            monomer.positions(previous.mirrored),
-                            tail_h_prev,
-                            monomer.tail,
-                            monomer.tail_next,
-                            monomer.tail_angle,
-                            tail_twist,
-                        ),
-                    );
-                    let head_at =
-                        [0, 1, 2].map(|i| tail_at[i] + monomer.bond_length * direction[i]);
+            let rotation = match (head_give, junction) {
+                (Some((head_h, _)), Some((tail_at, reference_at, direction, head_at))) => {
                     let base = align(
                         bond_direction(
                             p0,
