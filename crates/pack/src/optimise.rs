@@ -7,6 +7,7 @@
 //! which generic optimiser crates do not offer; this also keeps the wasm
 //! build free of extra dependencies.
 
+use super::blocks;
 use super::objective::{step_value, EvalStats, System};
 
 /// Stored correction pairs.
@@ -31,17 +32,25 @@ pub struct RunResult {
     pub stopped: bool,
 }
 
-/// Stores `from` rounded to f32 in `to`.
+/// Stores `from` rounded to f32 in `to` (blocks in parallel, [`blocks`]).
 fn round_into(to: &mut [f32], from: &[f64]) {
-    for (t, &f) in to.iter_mut().zip(from) {
-        *t = f as f32;
-    }
+    blocks::update(to, &|start, chunk| {
+        for (t, &f) in chunk.iter_mut().zip(&from[start..]) {
+            *t = f as f32;
+        }
+    });
 }
 
-/// `a · b` with `a` stored in f32 (the search direction); a sequential sum, so the result is
-/// deterministic (as every sum below).
+/// `a · b` with `a` stored in f32 (the search direction); summed in [`blocks`], so the result is
+/// deterministic for any number of threads (as every sum below).
 fn dot32(a: &[f32], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(&x, y)| f64::from(x) * y).sum()
+    blocks::sum(a.len(), &|r| {
+        a[r.clone()]
+            .iter()
+            .zip(&b[r])
+            .map(|(&x, y)| f64::from(x) * y)
+            .sum()
+    })
 }
 
 /// A stored curvature vector (`s` or `y`): each component an i16 multiple of `unit`, the vector's
@@ -68,7 +77,7 @@ impl Packed {
 
     /// Stores `value(i)` for every component, given the largest magnitude among them (finite);
     /// false (nothing usable stored) when that is too small to divide by (below ~1.8e-304).
-    fn store(&mut self, largest: f64, value: impl Fn(usize) -> f64) -> bool {
+    fn store(&mut self, largest: f64, value: impl Fn(usize) -> f64 + Sync + Send) -> bool {
         let per_unit = if largest > 0.0 {
             Self::STEPS / largest
         } else {
@@ -78,41 +87,47 @@ impl Packed {
             return false;
         }
         self.unit = largest / Self::STEPS;
-        for (i, q) in self.q.iter_mut().enumerate() {
-            // Within ±32 767, so the i32 conversion (one wasm instruction) is exact as an i16.
-            *q = (value(i) * per_unit).round_ties_even() as i32 as i16;
-        }
+        blocks::update(&mut self.q, &|start, chunk| {
+            for (k, q) in chunk.iter_mut().enumerate() {
+                // Within ±32 767, so the i32 conversion (one wasm instruction) is exact as an i16.
+                *q = (value(start + k) * per_unit).round_ties_even() as i32 as i16;
+            }
+        });
         true
     }
 
     /// `self · b`.
     fn dot(&self, b: &[f64]) -> f64 {
         self.unit
-            * self
-                .q
-                .iter()
-                .zip(b)
-                .map(|(&q, y)| f64::from(q) * y)
-                .sum::<f64>()
+            * blocks::sum(self.q.len(), &|r| {
+                self.q[r.clone()]
+                    .iter()
+                    .zip(&b[r])
+                    .map(|(&q, y)| f64::from(q) * y)
+                    .sum()
+            })
     }
 
     /// `self · other`.
     fn dot_packed(&self, other: &Packed) -> f64 {
-        let sum: f64 = self
-            .q
-            .iter()
-            .zip(&other.q)
-            .map(|(&a, &b)| f64::from(a) * f64::from(b))
-            .sum();
+        let sum = blocks::sum(self.q.len(), &|r| {
+            self.q[r.clone()]
+                .iter()
+                .zip(&other.q[r])
+                .map(|(&a, &b)| f64::from(a) * f64::from(b))
+                .sum()
+        });
         self.unit * other.unit * sum
     }
 
     /// `to += factor · self`.
     fn add_scaled_to(&self, to: &mut [f64], factor: f64) {
         let f = factor * self.unit;
-        for (v, &q) in to.iter_mut().zip(&self.q) {
-            *v += f * f64::from(q);
-        }
+        blocks::update(to, &|start, chunk| {
+            for (v, &q) in chunk.iter_mut().zip(&self.q[start..]) {
+                *v += f * f64::from(q);
+            }
+        });
     }
 }
 
@@ -169,9 +184,11 @@ pub fn lbfgs(
         }
         // Two-loop recursion: q = -H g, in `gn`.
         let q = &mut gn;
-        for (v, gv) in q.iter_mut().zip(&g) {
-            *v = -gv;
-        }
+        blocks::update(q, &|start, chunk| {
+            for (v, gv) in chunk.iter_mut().zip(&g[start..]) {
+                *v = -gv;
+            }
+        });
         let k = s_hist.len();
         for i in (0..k).rev() {
             let a = rho_hist[i] * s_hist[i].dot(q);
@@ -181,9 +198,11 @@ pub fn lbfgs(
         if k > 0 {
             let gamma =
                 s_hist[k - 1].dot_packed(&y_hist[k - 1]) / y_hist[k - 1].dot_packed(&y_hist[k - 1]);
-            for v in q.iter_mut() {
-                *v *= gamma;
-            }
+            blocks::update(q, &|_, chunk| {
+                for v in chunk {
+                    *v *= gamma;
+                }
+            });
         }
         for i in 0..k {
             let b = rho_hist[i] * y_hist[i].dot(q);
@@ -195,19 +214,27 @@ pub fn lbfgs(
             s_hist.clear();
             y_hist.clear();
             rho_hist.clear();
-            for (v, gv) in d.iter_mut().zip(&g) {
-                *v = -*gv as f32;
-            }
+            blocks::update(&mut d, &|start, chunk| {
+                for (v, gv) in chunk.iter_mut().zip(&g[start..]) {
+                    *v = -*gv as f32;
+                }
+            });
             gd = dot32(&d, &g);
         }
         // Displacement cap: per molecule |dc| + r |dθ|_1.
-        let mut worst = 0.0f64;
-        for m in 0..sys.n_mov {
-            let v: [f64; 6] = std::array::from_fn(|k| f64::from(d[6 * m + k]));
-            let t = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            let r = sys.radius(m) * (v[3].abs() + v[4].abs() + v[5].abs());
-            worst = worst.max(t + r);
-        }
+        let system = &*sys;
+        let worst = blocks::map(system.n_mov, &|molecules| {
+            let mut worst = 0.0f64;
+            for m in molecules {
+                let v: [f64; 6] = std::array::from_fn(|k| f64::from(d[6 * m + k]));
+                let t = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+                let r = system.radius(m) * (v[3].abs() + v[4].abs() + v[5].abs());
+                worst = worst.max(t + r);
+            }
+            worst
+        })
+        .into_iter()
+        .fold(0.0f64, f64::max);
         let mut alpha = if worst > MAX_STEP {
             MAX_STEP / worst
         } else {
@@ -253,19 +280,28 @@ pub fn lbfgs(
         // stored multiple resolves but for steps of ~1e-9 Å, noise either way). One pass moves
         // `x` and finds each vector's largest magnitude, and whether every value is finite
         // (`total`).
-        let (mut s_largest, mut y_largest, mut total) = (0.0f64, 0.0f64, 0.0f64);
-        for i in 0..nv {
-            let di = f64::from(d[i]);
-            x[i] = step_value(x[i], alpha, di);
-            let (s, y) = ((alpha * di).abs(), (gn[i] - g[i]).abs());
-            total += s + y;
-            if s > s_largest {
-                s_largest = s;
+        let (d, gn_now, g_now) = (&d, &gn, &g);
+        let (s_largest, y_largest, total) = blocks::update_map(x, &|start, chunk| {
+            let (mut s_largest, mut y_largest, mut total) = (0.0f64, 0.0f64, 0.0f64);
+            for (k, xi) in chunk.iter_mut().enumerate() {
+                let i = start + k;
+                let di = f64::from(d[i]);
+                *xi = step_value(*xi, alpha, di);
+                let (s, y) = ((alpha * di).abs(), (gn_now[i] - g_now[i]).abs());
+                total += s + y;
+                if s > s_largest {
+                    s_largest = s;
+                }
+                if y > y_largest {
+                    y_largest = y;
+                }
             }
-            if y > y_largest {
-                y_largest = y;
-            }
-        }
+            (s_largest, y_largest, total)
+        })
+        .into_iter()
+        .fold((0.0f64, 0.0f64, 0.0f64), |a, b| {
+            (a.0.max(b.0), a.1.max(b.1), a.2 + b.2)
+        });
         let stored = total.is_finite()
             && s_new.store(s_largest, |i| alpha * f64::from(d[i]))
             && y_new.store(y_largest, |i| gn[i] - g[i]);
