@@ -84,6 +84,14 @@ impl Rng {
         r.set_stream(stream);
         Rng(r)
     }
+    /// An independent generator for item `item` of one use (a molecule of the random start):
+    /// this generator's stream from word `item · 2³²` on, so items draw in any order, on any
+    /// thread, with the same numbers.
+    pub fn item(&self, item: u64) -> Self {
+        let mut r = self.0.clone();
+        r.set_word_pos(u128::from(item) << 32);
+        Rng(r)
+    }
     /// Uniform in `[0, 1)` with 53 random bits.
     pub fn uniform(&mut self) -> f64 {
         (self.0.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
