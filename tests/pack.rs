@@ -282,6 +282,40 @@ fn one_and_two_threads_give_identical_results() {
     assert_eq!(one, two);
 }
 
+/// Large enough for the parallel paths of the start and the optimiser's vector work (issue 32: the
+/// random sequential addition in batches, `crates/pack/src/scatter.rs`; L-BFGS over blocks,
+/// `crates/pack/src/blocks.rs`): the same bits on one thread, on three, and from a thread outside
+/// the pool (the run then goes to the global pool, `crates/pack/src/pool.rs`).
+#[test]
+fn a_box_large_enough_to_split_its_start_and_vectors_is_the_same_on_any_thread_count() {
+    let w = read_mol("water.mol");
+    let species = vec![(w, 2_500)];
+    let l = cube_for_density(&species, 1.0);
+    let p = problem(species, l, 2.0, 11);
+    let run = |n: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+            .install(|| pack(&p, &ctl()).unwrap())
+    };
+    let one = run(1);
+    assert_packed(&p, &one);
+    assert_eq!(one, run(3));
+    let reports = std::cell::RefCell::new(0usize);
+    let count = |_: f64, _: &str| *reports.borrow_mut() += 1;
+    let outside = pack(
+        &p,
+        &PackControl {
+            cancel: None,
+            progress: Some(&count),
+        },
+    )
+    .unwrap();
+    assert_eq!(one, outside);
+    assert!(*reports.borrow() > 0, "the reports reach the caller");
+}
+
 #[test]
 fn infeasible_tolerance_is_refused_with_one_line() {
     let w = read_mol("water.mol");

@@ -20,6 +20,7 @@
 //! [`judge`] measures a packed box as a chemist would (distances, density, rigidity, S(k) over
 //! molecule centres, orientational order); tests, benches and the offline tools use it.
 
+pub mod blocks;
 pub mod cells;
 pub mod check;
 pub mod feasibility;
@@ -27,6 +28,7 @@ pub mod judge;
 pub mod objective;
 pub mod optimise;
 pub mod par;
+pub mod pool;
 pub mod problem;
 pub mod rigid;
 pub mod scatter;
@@ -141,8 +143,14 @@ fn start_diameters(problem: &PackProblem, eta: f64) -> Vec<f64> {
 /// Packs the problem. Errors (one-line messages) for invalid, infeasible or
 /// too large inputs; otherwise always returns positions, with
 /// `converged == false` and a warning when the tolerance was not met within
-/// the budget or the run was cancelled.
+/// the budget or the run was cancelled. Runs on the rayon pool where there is one ([`pool`]);
+/// progress reports reach `control.progress` on the calling thread.
 pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome, PackError> {
+    pool::run(control, |control| pack_here(problem, control))
+}
+
+/// [`pack`] on this thread.
+fn pack_here(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome, PackError> {
     problem::validate(problem)?;
     let tol = problem.tolerance;
     let mut warnings = Vec::new();
@@ -199,13 +207,12 @@ pub fn pack(problem: &PackProblem, control: &PackControl) -> Result<PackOutcome,
     drop(centred);
 
     say.report(0.02, &format!("placing {} molecules", grouped(molecules)));
-    let mut rng = Rng::new(problem.seed, 0);
     let placed = scatter::scatter(
         &start_diameters(problem, eta),
         &problem.fixed,
         0.5 * start_scale(eta) * tol,
         problem.box_lengths,
-        &mut rng,
+        &Rng::new(problem.seed, 0),
     );
     let mut x = vec![0.0; 6 * n];
     for (m, (c, r)) in placed.into_iter().enumerate() {

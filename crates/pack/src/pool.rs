@@ -1,0 +1,171 @@
+//! Where a packing runs: on a thread of the rayon pool, its progress reports carried back to the
+//! calling thread.
+//!
+//! Why (issue 32): every parallel step the packer takes from a thread outside the pool (the
+//! offline tools' Worker, in the threaded wasm build) is handed to the pool and waited for, and
+//! in the browser each hand-over wakes a pool thread from `Atomics.wait`: a few hundred of them
+//! per 100 000-water run made the threaded build on one thread ~20 % slower than the
+//! single-threaded one, and two threads barely faster. Run on a pool thread, the packer's parallel
+//! steps are split within the pool. The caller's progress callback need not be `Sync` (a
+//! JavaScript function is bound to its thread), so the packer on the pool leaves its latest report
+//! in a queue and this thread passes them on, every one and in order; cancellation is the
+//! caller's atomic flag, as before.
+//!
+//! Single-threaded builds (the page package) and callers already on the pool (a test's
+//! `ThreadPool::install`) run the job where they are.
+
+use crate::PackControl;
+
+/// Runs `job` with a control that has the caller's cancel flag and passes its progress reports
+/// to `control.progress` on this thread, each of them, in order (a little later than they are
+/// made: a cancel the callback sets reaches the job at its next check after that).
+#[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
+pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R + Send) -> R {
+    use std::sync::{Condvar, Mutex, PoisonError};
+
+    if rayon::current_thread_index().is_some() {
+        return job(control);
+    }
+    /// What the job leaves for this thread.
+    struct Slot<R> {
+        reports: Vec<(f64, String)>,
+        done: bool,
+        result: Option<R>,
+    }
+    let slot = Mutex::new(Slot {
+        reports: Vec::new(),
+        done: false,
+        result: None,
+    });
+    let wake = Condvar::new();
+    let lock = || slot.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Marks the job done when it ends, returning or unwinding: this thread then stops waiting
+    /// (and the scope passes a panic on).
+    struct Done<'a, R>(&'a Mutex<Slot<R>>, &'a Condvar);
+    impl<R> Drop for Done<'_, R> {
+        fn drop(&mut self) {
+            self.0.lock().unwrap_or_else(PoisonError::into_inner).done = true;
+            self.1.notify_one();
+        }
+    }
+    let (cancel, reported) = (control.cancel, control.progress.is_some());
+    rayon::in_place_scope(|scope| {
+        scope.spawn(|_| {
+            let _done = Done(&slot, &wake);
+            let report = |fraction: f64, message: &str| {
+                lock().reports.push((fraction, message.to_owned()));
+                wake.notify_one();
+            };
+            let result = job(&PackControl {
+                cancel,
+                progress: reported.then_some(&report as &dyn Fn(f64, &str)),
+            });
+            lock().result = Some(result);
+        });
+        let mut s = lock();
+        loop {
+            if !s.reports.is_empty() {
+                let reports = std::mem::take(&mut s.reports);
+                drop(s);
+                if let Some(progress) = control.progress {
+                    for (fraction, message) in reports {
+                        progress(fraction, &message);
+                    }
+                }
+                s = lock();
+                continue;
+            }
+            if s.done {
+                break;
+            }
+            s = wake.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+    });
+    let result = slot
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .result;
+    result.expect("the job ended without a panic, so it left its result")
+}
+
+/// The single-threaded build: the job runs here.
+#[cfg(not(any(not(target_arch = "wasm32"), target_feature = "atomics")))]
+pub fn run<R>(control: &PackControl, job: impl FnOnce(&PackControl) -> R) -> R {
+    job(control)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    #[test]
+    fn the_job_runs_on_the_pool_and_every_report_reaches_this_thread_in_order() {
+        let here = std::thread::current().id();
+        let seen = RefCell::new(Vec::new());
+        let progress = |fraction: f64, message: &str| {
+            assert_eq!(std::thread::current().id(), here);
+            seen.borrow_mut().push((fraction, message.to_owned()));
+        };
+        let control = PackControl {
+            cancel: None,
+            progress: Some(&progress),
+        };
+        let (on_pool, value) = run(&control, |c| {
+            for i in 0..100 {
+                (c.progress.unwrap())(f64::from(i) / 100.0, "working");
+            }
+            (c.progress.unwrap())(1.0, "done");
+            (rayon::current_thread_index().is_some(), 42)
+        });
+        assert!(on_pool);
+        assert_eq!(value, 42);
+        let seen = seen.into_inner();
+        let made: Vec<(f64, String)> = (0..100)
+            .map(|i| (f64::from(i) / 100.0, "working".to_owned()))
+            .chain([(1.0, "done".to_owned())])
+            .collect();
+        assert_eq!(seen, made);
+    }
+
+    #[test]
+    fn a_cancel_set_by_this_threads_callback_reaches_the_job() {
+        let cancel = AtomicBool::new(false);
+        let progress = |_: f64, _: &str| cancel.store(true, Ordering::Relaxed);
+        let control = PackControl {
+            cancel: Some(&cancel),
+            progress: Some(&progress),
+        };
+        let stopped = run(&control, |c| {
+            (c.progress.unwrap())(0.0, "started");
+            // Waits (bounded) for this thread's callback to set the flag.
+            (0..10_000).any(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                c.cancel.unwrap().load(Ordering::Relaxed)
+            })
+        });
+        assert!(stopped);
+    }
+
+    #[test]
+    fn a_panicking_job_passes_its_panic_on_instead_of_hanging() {
+        let control = PackControl::default();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run(&control, |_| -> u8 { panic!("boom") })
+        }));
+        assert!(outcome.is_err());
+    }
+
+    #[test]
+    fn a_caller_on_the_pool_runs_the_job_itself() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let index =
+            pool.install(|| run(&PackControl::default(), |_| rayon::current_thread_index()));
+        assert_eq!(index, Some(0));
+    }
+}
