@@ -17,7 +17,8 @@
 # Usage: scripts/bench-pack-wasm.sh [CASES] [SEEDS]    (default a,b,c,d,e,t5w,t5c,sala,stst and seed 1;
 #   add f for 100 000 water)
 # Env: SKIP_PACKMOL=1 skips packmol; PACK_WASM_THREADS=1 runs only the single-threaded build (no
-# nightly threaded build needed). PYTHON: the interpreter whose `packmol` package (pip install
+# nightly threaded build needed); PACK_WASM_THREADS=1,P1,2 also runs the threaded build with a pool
+# of one thread (what the pool itself costs; its own column). PYTHON: the interpreter whose `packmol` package (pip install
 # packmol==21.2.3) gives the binary (default python3), or PACKMOL=path. BASE_PKG=DIR also runs
 # another build of the package (e.g. main's) in the same run.
 set -euo pipefail
@@ -87,16 +88,17 @@ def q(c):
 def s(c):
     return f"{c['s_max']:.1f}" if c and "s_max" in c else "-"
 def table(label, ours, spread):
-    print(f"\n{label}\n| case | atoms | wasm 1 thread s | wasm 2 threads s | packmol CPU s | packmol wall s | packmol CPU / wasm 1t | packmol wall / wasm 1t | packmol CPU / wasm 2t | S_max 1t / 2t / packmol (line) | quality (ours 1t; 2t; packmol) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(f"\n{label}\n| case | atoms | wasm 1 thread s | wasm 2 threads s | 1t / 2t | threaded build, 1 thread s | packmol CPU s | packmol wall s | packmol CPU / wasm 1t | packmol wall / wasm 1t | packmol CPU / wasm 2t | S_max 1t / 2t / packmol (line) | quality (ours 1t; 2t; packmol) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for case in sorted({k[0] for k in ours}, key=lambda c: (len(c) > 1, c)):
         one, two, p = ours.get((case, 1), []), ours.get((case, 2), []), pm.get(case, [])
         t1, t2 = med([x[0] for x in one]), med([x[0] for x in two])
+        p1 = med([x[0] for x in ours.get((case, "P1"), [])])
         cpu, wall = med([x[0] for x in p]), med([x[1] for x in p])
         c1, c2, cp = (one[0][1] if one else {}), (two[0][1] if two else {}), (p[0][2] if p else {})
         line = next((c["s_threshold"] for c in (c1, c2, cp) if c and "s_threshold" in c), float("nan"))
         atoms = one[0][2] if one else (two[0][2] if two else "-")
-        print(f"| {case} | {atoms} | {t1:.5f} | {t2:.5f} | {cpu:.5f} | {wall:.5f} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {s(c1)} / {s(c2)} / {s(cp)} ({line:.1f}) | {q(c1)}; {q(c2)}; {q(cp)} |")
+        print(f"| {case} | {atoms} | {t1:.5f} | {t2:.5f} | {t1 / t2:.2f}× | {p1:.5f} | {cpu:.5f} | {wall:.5f} | {cpu / t1:.1f}× | {wall / t1:.1f}× | {cpu / t2:.1f}× | {s(c1)} / {s(c2)} / {s(cp)} ({line:.1f}) | {q(c1)}; {q(c2)}; {q(cp)} |")
     print("\n(packmol: user + system CPU of the reaped process (getrusage), the mean of repeated runs on the small cases; ours: the median of"
           " repeated offlineTools().call calls after warm-up calls on the small cases (below), so it includes the Worker round trip (or, at"
           " most 200 atoms, the call on the page's thread); one thread, so its wall time bounds its CPU time.)")
