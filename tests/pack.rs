@@ -254,6 +254,15 @@ fn same_seed_is_bit_identical_and_other_seed_differs() {
     assert_ne!(bits(&a), bits(&c));
 }
 
+/// Packs `p` on a rayon pool of `threads` threads of its own.
+fn pack_on(threads: usize, p: &PackProblem) -> PackOutcome {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(|| pack(p, &ctl()).unwrap())
+}
+
 #[test]
 fn one_and_two_threads_give_identical_results() {
     let w = read_mol("water.mol");
@@ -262,15 +271,8 @@ fn one_and_two_threads_give_identical_results() {
     let species = vec![(w, 300), (e, 30)];
     let l = cube_for_density(&species, 0.95);
     let p = problem(species, l, 2.0, 5);
-    let run = |n: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-            .install(|| pack(&p, &ctl()).unwrap())
-    };
-    let one = run(1);
-    let two = run(2);
+    let one = pack_on(1, &p);
+    let two = pack_on(2, &p);
     assert_packed(&p, &one);
     let bits = |o: &PackOutcome| {
         o.positions
@@ -292,16 +294,9 @@ fn a_box_large_enough_to_split_its_start_and_vectors_is_the_same_on_any_thread_c
     let species = vec![(w, 2_500)];
     let l = cube_for_density(&species, 1.0);
     let p = problem(species, l, 2.0, 11);
-    let run = |n: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build()
-            .unwrap()
-            .install(|| pack(&p, &ctl()).unwrap())
-    };
-    let one = run(1);
+    let one = pack_on(1, &p);
     assert_packed(&p, &one);
-    assert_eq!(one, run(3));
+    assert_eq!(one, pack_on(3, &p));
     let reports = std::cell::RefCell::new(0usize);
     let count = |_: f64, _: &str| *reports.borrow_mut() += 1;
     let outside = pack(
