@@ -105,7 +105,11 @@ pub fn run(
     };
     let bytes = match place {
         Place::Worker => Some(super::call_tool_transfer(name, args, &control)),
-        Place::Here => super::call_tool_here(name, args, &control),
+        // Given up once a report found the deadline passed, even if the packer finished first:
+        // on a rayon pool its reports reach this thread (and set the flag) a little after they
+        // are made (`crate::pack::pool`).
+        Place::Here => super::call_tool_here(name, args, &control)
+            .filter(|_| !past_deadline.load(Ordering::Relaxed)),
     };
     if let Some((f, reporting)) = PROGRESS.with(|slot| slot.replace(outer)) {
         let last = match reporting {
