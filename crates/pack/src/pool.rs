@@ -7,9 +7,9 @@
 //! per 100 000-water run made the threaded build on one thread ~20 % slower than the
 //! single-threaded one, and two threads barely faster. Run on a pool thread, the packer's parallel
 //! steps are split within the pool. The caller's progress callback need not be `Sync` (a
-//! JavaScript function is bound to its thread), so the packer on the pool leaves its latest report
-//! in a queue and this thread passes them on, every one and in order; cancellation is the
-//! caller's atomic flag, as before.
+//! JavaScript function is bound to its thread), so the packer on the pool sends its reports over a
+//! channel and this thread passes them on, every one and in order; cancellation is the caller's
+//! atomic flag, as before.
 //!
 //! Single-threaded builds (the page package) and callers already on the pool (a test's
 //! `ThreadPool::install`) run the job where they are.
@@ -21,71 +21,43 @@ use crate::PackControl;
 /// made: a cancel the callback sets reaches the job at its next check after that).
 #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R + Send) -> R {
-    use std::sync::{Condvar, Mutex, PoisonError};
-
     if rayon::current_thread_index().is_some() {
         return job(control);
     }
-    /// What the job leaves for this thread.
-    struct Slot<R> {
-        reports: Vec<(f64, String)>,
-        done: bool,
-        result: Option<R>,
+    /// What the job sends this thread: its reports, then its result.
+    enum Sent<R> {
+        Report(f64, String),
+        Done(R),
     }
-    let slot = Mutex::new(Slot {
-        reports: Vec::new(),
-        done: false,
-        result: None,
-    });
-    let wake = Condvar::new();
-    let lock = || slot.lock().unwrap_or_else(PoisonError::into_inner);
-    /// Marks the job done when it ends, returning or unwinding: this thread then stops waiting
-    /// (and the scope passes a panic on).
-    struct Done<'a, R>(&'a Mutex<Slot<R>>, &'a Condvar);
-    impl<R> Drop for Done<'_, R> {
-        fn drop(&mut self) {
-            self.0.lock().unwrap_or_else(PoisonError::into_inner).done = true;
-            self.1.notify_one();
-        }
-    }
+    let (send, receive) = std::sync::mpsc::channel();
     let (cancel, reported) = (control.cancel, control.progress.is_some());
+    let mut result = None;
     rayon::in_place_scope(|scope| {
-        scope.spawn(|_| {
-            let _done = Done(&slot, &wake);
+        // The sender goes with the job and is dropped when it ends, returning or unwinding: the
+        // loop below then ends (and the scope passes a panic on).
+        scope.spawn(move |_| {
             let report = |fraction: f64, message: &str| {
-                lock().reports.push((fraction, message.to_owned()));
-                wake.notify_one();
+                // The receiver lives until the job has ended: a send cannot fail.
+                let _ = send.send(Sent::Report(fraction, message.to_owned()));
             };
-            let result = job(&PackControl {
+            let done = job(&PackControl {
                 cancel,
                 progress: reported.then_some(&report as &dyn Fn(f64, &str)),
             });
-            lock().result = Some(result);
+            let _ = send.send(Sent::Done(done));
         });
-        let mut s = lock();
-        loop {
-            if !s.reports.is_empty() {
-                let reports = std::mem::take(&mut s.reports);
-                drop(s);
-                if let Some(progress) = control.progress {
-                    for (fraction, message) in reports {
+        for sent in receive {
+            match sent {
+                Sent::Report(fraction, message) => {
+                    if let Some(progress) = control.progress {
                         progress(fraction, &message);
                     }
                 }
-                s = lock();
-                continue;
+                Sent::Done(done) => result = Some(done),
             }
-            if s.done {
-                break;
-            }
-            s = wake.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
     });
-    let result = slot
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner)
-        .result;
-    result.expect("the job ended without a panic, so it left its result")
+    result.expect("the job ended without a panic, so it sent its result")
 }
 
 /// The single-threaded build: the job runs here.
