@@ -171,14 +171,14 @@ pub fn scatter(
     let n = diameters.len();
     let d_max = diameters.iter().copied().fold(0.0, f64::max).max(1e-3);
     let l = box_lengths;
+    let grid = PeriodicGrid::for_points(l, d_max, n);
     let mut placed = Placed {
-        grid: PeriodicGrid::for_points(l, d_max, n),
-        head: Vec::new(),
+        head: vec![NONE; grid.cells()],
+        grid,
         next: vec![NONE; n],
         centre: vec![[0.0; 3]; n],
         diameters,
     };
-    placed.head = vec![NONE; placed.grid.cells()];
     let fixed_reach = d_max / 2.0 + clearance;
     let fixed_grid = PeriodicGrid::for_points(l, fixed_reach.max(1e-3), fixed.len());
     let fixed = Fixed {

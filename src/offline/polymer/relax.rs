@@ -273,14 +273,23 @@ fn minimise(
                 .iter()
                 .all(|&(i, j, b)| distance(p[i as usize], p[j as usize]) >= b)
         };
-        // How far the closest pair is within its bound (Å; 0 when every pair is clear).
-        let worst = {
+        // Whether a pair is within its bound, and whether one is [`SNAP`] or more within it (the
+        // scan stops there), told by squares: this runs every step over every listed pair.
+        let (within, deep) = {
             let p: &[[f64; 3]] = &chain.positions;
-            listed.iter().fold(0.0f64, |w, &(i, j, b)| {
-                w.max(b - distance(p[i as usize], p[j as usize]))
-            })
+            let mut within = false;
+            let deep = listed.iter().any(|&(i, j, b)| {
+                let r2 = distance2(p[i as usize], p[j as usize]);
+                if r2 >= b * b {
+                    return false;
+                }
+                within = true;
+                let floor = b - SNAP;
+                floor >= 0.0 && r2 <= floor * floor
+            });
+            (within, deep)
         };
-        if worst < SNAP {
+        if !deep {
             // Put the bonds back to their lengths; done if that keeps every pair clear, else
             // the push goes on from there (its margin widens the gaps). When pairs are still
             // within their bound, but by less than SNAP, they are set apart to it first: the
@@ -289,9 +298,9 @@ fn minimise(
             // hundreds of steps of the whole cluster (PMMA: 715 steps of 2 978 atoms, of
             // which the last 500 for fewer than 20 pairs each 0.01-0.04 Å within); the bound
             // is a floor, not a spring.
-            let sweeps = if worst > 0.0 { SWEEPS } else { 1 };
+            let sweeps = if within { SWEEPS } else { 1 };
             for _ in 0..sweeps {
-                if worst > 0.0 {
+                if within {
                     separate(&mut chain.positions, &listed, mask);
                 }
                 project(&mut chain.positions, &bonds, mask);
