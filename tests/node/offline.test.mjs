@@ -95,7 +95,7 @@ test("a small call runs on the page's thread with the Worker's structure; a larg
     const larger = await tools.call("liquid_box", { ...small, components: [{ ...small.components[0], count: 100 }] });
     const threadsAfterLarger = tools.threads;
     // 8 caffeine (192 atoms) this dense: ~150 ms of packing, given up on the page at 16 ms.
-    const slowArgs = { components: [{ molecule: { name: "caffeine", molblock: caffeine }, count: 8 }], seed: 8, density: 1.5, tolerance: 2.2 };
+    const slowArgs = { components: [{ molecule: { name: "caffeine", molblock: caffeine }, count: 8 }], seed: 2, density: 1.5, tolerance: 2.2 };
     const fresh = window.offline.offlineTools({ threads: false });
     const slowProgress = [];
     const slow = await fresh.call("liquid_box", slowArgs, { onProgress: (f, m) => slowProgress.push([f, m]) });
