@@ -28,6 +28,7 @@
 //! the measures by which tests and benchmarks judge the result.
 
 mod build;
+mod cells;
 mod classes;
 pub mod coil;
 mod geometry;

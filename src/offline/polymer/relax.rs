@@ -15,8 +15,9 @@
 
 use std::sync::atomic::Ordering;
 
+use super::cells::Filed;
 use super::junction::Graph;
-use super::walk::{contact_bound, Chain, Grid, CONTACT_MARGIN};
+use super::walk::{contact_bound, Chain, CONTACT_MARGIN};
 use crate::pack::PackControl;
 use crate::wire::messages::CANCELLED;
 
@@ -110,13 +111,12 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
             distance(built[i], built[j]).min(b)
         }
     };
-    let region_list: Vec<usize> = (0..n).filter(|&i| region[i]).collect();
     let near: Vec<Vec<usize>> = (0..n)
         .map(|i| if region[i] { within_two(i) } else { Vec::new() })
         .collect();
     let mut space = Space::new(chain);
     let contacts: Vec<(u32, u32, f64)> = space
-        .pairs(chain, &region_list, &region, 0.0, &near, &bound)
+        .pairs(chain, &region, 0.0, &near, &bound)
         .into_iter()
         .filter(|&(i, j, b)| distance(chain.positions[i as usize], chain.positions[j as usize]) < b)
         .collect();
@@ -149,7 +149,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         }
     }
     // The same pairs are the first cluster's first pair list: no atom has moved since.
-    let moving_pairs = space.pairs(chain, &moving_list, &moving, SKIN, &near, &bound);
+    let moving_pairs = space.pairs(chain, &moving, SKIN, &near, &bound);
     for &(i, j, _) in &moving_pairs {
         if moving[j as usize] {
             join(i as usize, j as usize);
@@ -259,12 +259,11 @@ fn minimise(
         if stale {
             let p: &[[f64; 3]] = &chain.positions;
             for &i in list {
-                space.moved(i, p[i]);
                 listed_at[i] = p[i];
             }
             listed = match (fresh, first.take()) {
                 (true, Some(pairs)) => pairs,
-                _ => space.pairs(chain, list, mask, SKIN, near, bound),
+                _ => space.pairs(chain, mask, SKIN, near, bound),
             };
             fresh = false;
         }
@@ -310,9 +309,6 @@ fn minimise(
                 (d - b.length).abs() < BOND_TOLERANCE
             });
             if bonded && clear(&chain.positions) {
-                for &i in list {
-                    space.moved(i, chain.positions[i]);
-                }
                 return Ok(());
             }
         }
@@ -493,19 +489,16 @@ fn adjacency(n: usize, bonds: &[[u32; 2]]) -> Vec<Vec<usize>> {
 /// The atoms within [`MOVE_RADIUS`] of an atom of a pair in `contacts`.
 fn around(chain: &Chain, contacts: &[(u32, u32, f64)]) -> Vec<bool> {
     let positions: &[[f64; 3]] = &chain.positions;
-    let mut cells = Grid::new(MOVE_RADIUS, positions.len());
-    for (i, &q) in positions.iter().enumerate() {
-        cells.insert(q, i as u32);
-    }
+    let mut cells = Filed::new(MOVE_RADIUS);
+    cells.file(positions);
     let mut moving = vec![false; positions.len()];
     for &(a, b, _) in contacts {
         for centre in [a as usize, b as usize] {
             let c = positions[centre];
-            cells.any_near(c, |j| {
-                if distance(c, positions[j]) <= MOVE_RADIUS {
+            cells.each_near(c, |j, q| {
+                if distance2(c, q) <= MOVE_RADIUS * MOVE_RADIUS {
                     moving[j] = true;
                 }
-                false
             });
         }
     }
@@ -606,9 +599,9 @@ fn held(
     (bonds, springs)
 }
 
-/// The atoms in cells of the largest bound + [`SKIN`], kept up to date as atoms move, and that
+/// The atoms filed in cells of the largest bound + [`SKIN`] (afresh for each pair list), and that
 /// largest bound (Å): a pair farther apart than it + skin is no pair, whatever its elements.
-struct Space(Grid, f64);
+struct Space(Filed, f64);
 
 impl Space {
     fn new(chain: &Chain) -> Space {
@@ -620,52 +613,39 @@ impl Space {
             .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
             .fold(0.0, f64::max)
             + CONTACT_MARGIN;
-        let mut grid = Grid::new(cell + SKIN, chain.elements.len());
-        for (i, &q) in chain.positions.iter().enumerate() {
-            grid.insert(q, i as u32);
-        }
-        Space(grid, cell)
+        Space(Filed::new(cell + SKIN), cell)
     }
-    /// Files atom `i` under its cell at `q`.
-    fn moved(&mut self, i: usize, q: [f64; 3]) {
-        self.0.moved(i as u32, q);
-    }
-    /// Pairs (i from `from`, more than two bonds apart, each pair once) within their bound +
-    /// `skin` (≤ [`SKIN`]).
+    /// Pairs (i `listed`, more than two bonds apart, each pair once) within their bound +
+    /// `skin` (≤ [`SKIN`]), from the atoms where they are now.
     fn pairs(
-        &self,
+        &mut self,
         chain: &Chain,
-        from: &[usize],
         listed: &[bool],
         skin: f64,
         near: &[Vec<usize>],
         bound: &impl Fn(usize, usize) -> f64,
     ) -> Vec<(u32, u32, f64)> {
+        let positions: &[[f64; 3]] = &chain.positions;
+        self.0.file(positions);
         let mut out = Vec::new();
         // Most atoms of the 27 cells are beyond any bound: judged by distance first, the
         // pair's own bound and bonds only for the few within the largest.
         let reach2 = (self.1 + skin + 1e-9).powi(2);
-        let positions: &[[f64; 3]] = &chain.positions;
-        for &i in from {
-            let p = positions[i];
-            self.0.any_near(p, |j| {
-                // Each pair once: between two listed atoms from the lower index (told first,
-                // before the distance: half the pairs between listed atoms are the other's).
-                if j == i || (listed[j] && j < i) {
-                    return false;
-                }
-                let q = positions[j];
-                let d2 = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2);
-                if d2 >= reach2 || near[i].binary_search(&j).is_ok() {
-                    return false;
-                }
-                let b = bound(i, j);
-                if distance(p, q) < b + skin {
-                    out.push((i as u32, j as u32, b));
-                }
-                false
-            });
-        }
+        self.0.each_pair_near(listed, |i, p, j, q| {
+            // Each pair once: between two listed atoms from the lower index (told first,
+            // before the distance: half the pairs between listed atoms are the other's).
+            if j == i || (listed[j] && j < i) {
+                return;
+            }
+            let d2 = distance2(p, q);
+            if d2 >= reach2 || near[i].binary_search(&j).is_ok() {
+                return;
+            }
+            let b = bound(i, j);
+            if d2 < (b + skin) * (b + skin) {
+                out.push((i as u32, j as u32, b));
+            }
+        });
         out
     }
 }

@@ -1,0 +1,333 @@
+//! The chain builder's two spatial indexes of atoms, both hashed cells of a given width: [`Grid`],
+//! kept as the walk adds and removes units, and [`Filed`], the atoms sorted by cell afresh for
+//! each pair list of the relaxation (one pass, then every look-up reads consecutive memory).
+
+/// The cell of `p` (Å) in cells of width `cell` (Å).
+#[inline(always)]
+fn cell_key(p: [f64; 3], cell: f64) -> [i32; 3] {
+    // Written out: in wasm at opt-level "z" an array's `map` and `==` are calls (`==` a
+    // memcmp), and these run for every atom of every cell looked at.
+    [
+        (p[0] / cell).floor() as i32,
+        (p[1] / cell).floor() as i32,
+        (p[2] / cell).floor() as i32,
+    ]
+}
+
+/// The slot of cell `key` in a table of `mask` + 1 slots (a power of two).
+#[inline(always)]
+fn slot_of(key: [i32; 3], mask: usize) -> usize {
+    let h = (key[0] as u32 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ (key[1] as u32 as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F)
+        ^ (key[2] as u32 as u64).wrapping_mul(0x1656_67B1_9E37_79F9);
+    (h ^ (h >> 29)) as usize & mask
+}
+
+/// The `index`-th (0–26) of the 27 cells around `c`, in the order x, y, z (outer to inner): by
+/// index, as a range's `next` is a call at opt-level "z".
+#[inline(always)]
+fn around(c: [i32; 3], index: i32) -> [i32; 3] {
+    [
+        c[0] + index / 9 - 1,
+        c[1] + index / 3 % 3 - 1,
+        c[2] + index % 3 - 1,
+    ]
+}
+
+/// Slots of a table for `atoms` atoms: a power of two, at least twice as many.
+fn slots_for(atoms: usize) -> usize {
+    (2 * atoms.max(8)).next_power_of_two()
+}
+
+/// Spatial hash of the chain's atoms (cells of the largest excluded distance), for the contact check:
+/// a table of slots, each the head of a list through the atoms (the last inserted first), so
+/// that inserting and removing the last inserted atom are O(1) and a lookup allocates nothing.
+pub(super) struct Grid {
+    cell: f64,
+    /// Slots − 1 (a power of two less one).
+    mask: usize,
+    /// Per slot: the last atom filed there, or `u32::MAX`.
+    head: Vec<u32>,
+    /// Per atom: the atom filed before it in its slot.
+    next: Vec<u32>,
+    /// Per atom: its cell.
+    cell_of: Vec<[i32; 3]>,
+}
+
+/// Whether two cells are one (component by component: see [`cell_key`]).
+#[inline(always)]
+fn same_cell(a: [i32; 3], b: [i32; 3]) -> bool {
+    a[0] == b[0] && a[1] == b[1] && a[2] == b[2]
+}
+
+impl Grid {
+    pub(super) fn new(cell: f64, atoms: usize) -> Grid {
+        let slots = slots_for(atoms);
+        Grid {
+            cell,
+            mask: slots - 1,
+            head: vec![u32::MAX; slots],
+            next: Vec::with_capacity(atoms),
+            cell_of: Vec::with_capacity(atoms),
+        }
+    }
+    #[inline(always)]
+    fn key(&self, p: [f64; 3]) -> [i32; 3] {
+        cell_key(p, self.cell)
+    }
+    #[inline(always)]
+    fn slot(&self, key: [i32; 3]) -> usize {
+        slot_of(key, self.mask)
+    }
+    /// Files `atom` (the next chain index) at `p`.
+    pub(super) fn insert(&mut self, p: [f64; 3], atom: u32) {
+        debug_assert_eq!(atom as usize, self.next.len());
+        let key = self.key(p);
+        let slot = self.slot(key);
+        self.next.push(self.head[slot]);
+        self.cell_of.push(key);
+        self.head[slot] = atom;
+    }
+    /// Removes `atom`, the last one inserted.
+    pub(super) fn remove_last(&mut self, atom: u32) {
+        debug_assert_eq!(atom as usize + 1, self.next.len());
+        let slot = self.slot(self.cell_of[atom as usize]);
+        debug_assert_eq!(self.head[slot], atom);
+        self.head[slot] = self.next[atom as usize];
+        self.next.pop();
+        self.cell_of.pop();
+    }
+    /// Calls `f` with each atom in the 27 cells around `p`, until it returns true; whether one did.
+    #[inline(always)]
+    pub(super) fn any_near(&self, p: [f64; 3], mut f: impl FnMut(usize) -> bool) -> bool {
+        let c = self.key(p);
+        // Slices: at opt-level "z" a Vec's index is a call, a slice's inline.
+        let (head, next, cell_of) = (&self.head[..], &self.next[..], &self.cell_of[..]);
+        // The 27 cells in the order x, y, z (outer to inner), by index: a range's `next` is a
+        // call at opt-level "z".
+        let mut cell = 0;
+        while cell < 27 {
+            let key = around(c, cell);
+            cell += 1;
+            let mut atom = head[self.slot(key)];
+            while atom != u32::MAX {
+                let a = atom as usize;
+                if same_cell(cell_of[a], key) && f(a) {
+                    return true;
+                }
+                atom = next[a];
+            }
+        }
+        false
+    }
+}
+
+/// Atoms sorted by the slot of their cell (a counting sort), with their cells and positions in the
+/// same order: made afresh from all positions for each look-up pass, which then reads each slot's
+/// atoms from consecutive memory. The relaxation lists its pairs with it, each time from every
+/// atom's new place.
+pub(super) struct Filed {
+    cell: f64,
+    mask: usize,
+    /// Per slot, and one past the last: where its atoms start in the arrays below.
+    start: Vec<u32>,
+    /// The atoms, slot by slot (in index order within a slot).
+    atom: Vec<u32>,
+    /// Parallel to `atom`: its cell and its position.
+    key: Vec<[i32; 3]>,
+    at: Vec<[f64; 3]>,
+    /// Per atom (by index): its slot, while filing.
+    slot: Vec<u32>,
+}
+
+impl Filed {
+    /// An empty index of cells `cell` (Å) wide.
+    pub(super) fn new(cell: f64) -> Filed {
+        Filed {
+            cell,
+            mask: 0,
+            start: Vec::new(),
+            atom: Vec::new(),
+            key: Vec::new(),
+            at: Vec::new(),
+            slot: Vec::new(),
+        }
+    }
+
+    /// Files every atom at `positions` (index = atom), replacing what was filed.
+    pub(super) fn file(&mut self, positions: &[[f64; 3]]) {
+        let n = positions.len();
+        let slots = slots_for(n);
+        self.mask = slots - 1;
+        self.start.clear();
+        self.start.resize(slots + 1, 0);
+        self.slot.clear();
+        for &p in positions {
+            let s = slot_of(cell_key(p, self.cell), self.mask);
+            self.slot.push(s as u32);
+            self.start[s + 1] += 1;
+        }
+        for s in 0..slots {
+            self.start[s + 1] += self.start[s];
+        }
+        self.atom.clear();
+        self.atom.resize(n, 0);
+        self.key.clear();
+        self.key.resize(n, [0; 3]);
+        self.at.clear();
+        self.at.resize(n, [0.0; 3]);
+        // Where the next atom of each slot goes: the slot's start, moved along as it fills.
+        let mut next = self.start[..slots].to_vec();
+        for (i, &p) in positions.iter().enumerate() {
+            let s = self.slot[i] as usize;
+            let at = next[s] as usize;
+            next[s] += 1;
+            self.atom[at] = i as u32;
+            self.key[at] = cell_key(p, self.cell);
+            self.at[at] = p;
+        }
+    }
+
+    /// Calls `f` with each filed atom in the 27 cells around `p`, and its position.
+    #[inline(always)]
+    pub(super) fn each_near(&self, p: [f64; 3], mut f: impl FnMut(usize, [f64; 3])) {
+        let c = cell_key(p, self.cell);
+        let (start, atom, key, at) = (&self.start[..], &self.atom[..], &self.key[..], &self.at[..]);
+        let mut cell = 0;
+        while cell < 27 {
+            let want = around(c, cell);
+            cell += 1;
+            let s = slot_of(want, self.mask);
+            let mut x = start[s] as usize;
+            let end = start[s + 1] as usize;
+            while x < end {
+                if same_cell(key[x], want) {
+                    f(atom[x] as usize, at[x]);
+                }
+                x += 1;
+            }
+        }
+    }
+}
+
+impl Filed {
+    /// Calls `f(i, p_i, j, p_j)` for each filed atom `i` with `chosen[i]` and each filed atom `j`
+    /// in the 27 cells around `i`'s (`j` = `i` included): cell by cell, so that the neighbouring
+    /// cells are looked up once for all chosen atoms of a cell, not once per atom.
+    pub(super) fn each_pair_near(
+        &self,
+        chosen: &[bool],
+        mut f: impl FnMut(usize, [f64; 3], usize, [f64; 3]),
+    ) {
+        let (start, atom, key, at) = (&self.start[..], &self.atom[..], &self.key[..], &self.at[..]);
+        // The chosen atoms of the cell at hand (index in the arrays above).
+        let mut group: Vec<usize> = Vec::new();
+        for s in 0..start.len() - 1 {
+            let (first, end) = (start[s] as usize, start[s + 1] as usize);
+            for x in first..end {
+                let c = key[x];
+                // Each cell of the slot once: at its first atom (slots shared by cells are few
+                // and short).
+                if (first..x).any(|y| same_cell(key[y], c)) {
+                    continue;
+                }
+                group.clear();
+                group
+                    .extend((x..end).filter(|&y| same_cell(key[y], c) && chosen[atom[y] as usize]));
+                if group.is_empty() {
+                    continue;
+                }
+                let mut cell = 0;
+                while cell < 27 {
+                    let want = around(c, cell);
+                    cell += 1;
+                    let t = slot_of(want, self.mask);
+                    let mut y = start[t] as usize;
+                    let stop = start[t + 1] as usize;
+                    while y < stop {
+                        if same_cell(key[y], want) {
+                            let (j, q) = (atom[y] as usize, at[y]);
+                            for &g in &group {
+                                f(atom[g] as usize, at[g], j, q);
+                            }
+                        }
+                        y += 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both indexes find, around a point, every atom within one cell width of it (and the sorted
+    /// one each such atom once, with its position), whatever the cells' hashes share.
+    #[test]
+    fn both_indexes_find_every_atom_within_a_cell() {
+        let mut state = 7u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let points: Vec<[f64; 3]> = (0..400)
+            .map(|_| {
+                [
+                    next() * 30.0 - 15.0,
+                    next() * 30.0 - 15.0,
+                    next() * 30.0 - 15.0,
+                ]
+            })
+            .collect();
+        let cell = 2.5;
+        let mut grid = Grid::new(cell, points.len());
+        for (i, &p) in points.iter().enumerate() {
+            grid.insert(p, i as u32);
+        }
+        let mut filed = Filed::new(cell);
+        filed.file(&points);
+        for &p in points.iter().take(60) {
+            let d2 = |q: [f64; 3]| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>();
+            let want: Vec<usize> = (0..points.len())
+                .filter(|&j| d2(points[j]) < cell * cell)
+                .collect();
+            let mut from_filed = Vec::new();
+            filed.each_near(p, |j, q| {
+                assert_eq!(q, points[j]);
+                from_filed.push(j);
+            });
+            let mut sorted = from_filed.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), from_filed.len(), "an atom twice");
+            let mut from_grid = Vec::new();
+            grid.any_near(p, |j| {
+                from_grid.push(j);
+                false
+            });
+            from_grid.sort_unstable();
+            assert_eq!(sorted, from_grid);
+            for j in &want {
+                assert!(sorted.contains(j));
+            }
+        }
+        // Cell by cell: the same pairs as atom by atom, for the chosen atoms.
+        let chosen: Vec<bool> = (0..points.len()).map(|i| i % 3 != 1).collect();
+        let mut by_cell = Vec::new();
+        filed.each_pair_near(&chosen, |i, p, j, q| {
+            assert_eq!((p, q), (points[i], points[j]));
+            by_cell.push((i, j));
+        });
+        let mut by_atom = Vec::new();
+        for (i, &p) in points.iter().enumerate().filter(|&(i, _)| chosen[i]) {
+            filed.each_near(p, |j, _| by_atom.push((i, j)));
+        }
+        by_cell.sort_unstable();
+        by_atom.sort_unstable();
+        assert_eq!(by_cell, by_atom);
+    }
+}
