@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the junction-length table of the offline polymer_chain (src/offline/polymer/junction_lengths.rs).
+"""Write the junction-length table of the offline polymer_chain (crates/chain/src/junction_lengths.rs).
 
 Usage (RDKit from PyPI, pinned in scripts/rdkit-requirements.txt):
     python3 -m venv .venv-rdkit && .venv-rdkit/bin/pip install -r scripts/rdkit-requirements.txt
@@ -18,7 +18,7 @@ lowest-energy conformer is the measurement. The polymer repeat units of tests/fi
 are NOT used: the table is fitted on the model compounds only, and the script prints how it does
 on the fixture dimers afterwards, as a check it cannot tune on.
 
-The rule (mirrored by src/offline/polymer/junction.rs, which reads the table):
+The rule (mirrored by crates/chain/src/junction.rs, which reads the table):
     length(A-B) = base[kA, kB]
                 + sum over each end X of the substituents s of X (heavy neighbours other than the
                   partner):   shift[kX, class(s)] + pair_shift[kA, kB, kX, class(s)]
@@ -57,7 +57,7 @@ from make_monomers import mapped  # the junction atoms of a mapped SMILES, one r
 
 RDLogger.DisableLog("rdApp.*")
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-OUT = os.path.join(ROOT, "src", "offline", "polymer", "junction_lengths.rs")
+OUT = os.path.join(ROOT, "crates", "chain", "src", "junction_lengths.rs")
 CACHE = os.path.join(ROOT, "target", "junction-model-compounds.json")
 MONOMERS = os.path.join(ROOT, "tests", "fixtures", "monomers")
 SEED = 0xC0FFEE
@@ -193,7 +193,7 @@ def measured(count):
     return data
 
 
-# ---- the rule (src/offline/polymer/junction.rs mirrors this) ----
+# ---- the rule (crates/chain/src/junction.rs mirrors this) ----
 
 def hybridisation(atom):
     """From the orders of a kekulized molecule's bonds, as a V2000 mol block gives them."""
@@ -267,7 +267,7 @@ def kekulized(smiles):
 
 def backbone_neighbour(unit, atom, target):
     """The neighbour of `atom` on a shortest way to `target` in the unit (lowest index on a tie),
-    as src/offline/polymer/unit.rs picks it."""
+    as crates/chain/src/unit.rs picks it."""
     d = Chem.GetDistanceMatrix(unit)
     return min(nb.GetIdx() for nb in unit.GetAtomWithIdx(atom).GetNeighbors()
                if d[nb.GetIdx(), target] + 1 == d[atom, target])

@@ -25,6 +25,7 @@ cargo clippy --all-targets --features molpack-peer -- -D warnings
 cargo clippy --target wasm32-unknown-unknown --lib --tests -- -D warnings
 cargo clippy -p megane-structure-scan --all-targets -- -D warnings
 cargo clippy -p megane-pack --all-targets -- -D warnings
+cargo clippy -p megane-chain -p megane-elements --all-targets -- -D warnings
 
 step "JavaScript modules: syntax (node --check), the wasm bindings' halves type-checked (tsc --checkJs) and tested in Node"
 for f in src/js/*.js src/js/snippets/*.js tests/wasm/*.js; do node --check "$f"; done
@@ -35,6 +36,7 @@ step "native tests (cargo test: unit, integration and doc tests; the Python SDK 
 cargo test --lib --tests
 cargo test -p megane-structure-scan
 cargo test -p megane-pack
+cargo test -p megane-chain -p megane-elements
 cargo test --doc
 
 step "polymer coil statistics, optimised (tests/polymer.rs: the tests ignored under debug assertions)"

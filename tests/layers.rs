@@ -1,10 +1,10 @@
 //! The layer order of the crate, read from its sources: every file-to-file edge made by a path
 //! (`crate::…`, `super::…`, `self::…`, a child module's name, a name a `use` bound, the path
-//! crates `megane_pack` / `megane_structure_scan`), in `use` items and inline in code, must run
-//! down the order
+//! crates `megane_pack` / `megane_structure_scan` / `megane_chain` / `megane_elements`), in `use`
+//! items and inline in code, must run down the order
 //!
 //! ```text
-//! crates/structure-scan, crates/pack  <  wire  <  chem  <  contract  <  mcp  <  offline  <  wasm
+//! crates/structure-scan, crates/pack, crates/elements, crates/chain  <  wire  <  chem  <  contract  <  mcp  <  offline  <  wasm
 //! ```
 //!
 //! (a file may use its own layer and the layers below it), and no files may form a circle, in
@@ -34,7 +34,12 @@ use std::path::{Path, PathBuf};
 const LAYERS: [&str; 6] = ["wire", "chem", "contract", "mcp", "offline", "wasm"];
 
 /// The path crates below every layer.
-const CRATES_BELOW: [&str; 2] = ["megane_pack", "megane_structure_scan"];
+const CRATES_BELOW: [&str; 4] = [
+    "megane_chain",
+    "megane_elements",
+    "megane_pack",
+    "megane_structure_scan",
+];
 
 // ----- tokens ----------------------------------------------------------------------------------
 

@@ -7,20 +7,7 @@ use crate::chem::elements::atomic_mass;
 use crate::chem::molblock::{parse_molblock, Dimension};
 use crate::pack::Template;
 
-/// A molecule ready to pack.
-#[derive(Debug, Clone)]
-pub struct PackMolecule {
-    /// The name the user chose (`water`).
-    pub name: String,
-    /// Rigid template (atomic numbers and positions in Å).
-    pub template: Template,
-    /// 0-based bonds within the molecule.
-    pub bonds: Vec<[u32; 2]>,
-    /// Parallel to `bonds`: 1–4.
-    pub bond_orders: Vec<u8>,
-    /// g/mol, from standard atomic weights.
-    pub molar_mass: f64,
-}
+pub use crate::pack::PackMolecule;
 
 /// Reads a §4.2 molecule argument. Errors are one line a chemist can act on.
 pub fn read_molecule(value: &Value) -> Result<PackMolecule, String> {

@@ -38,7 +38,9 @@ use std::cell::RefCell;
 use std::sync::atomic::Ordering;
 
 pub use feasibility::packing_fraction;
-pub use problem::{PackControl, PackError, PackOutcome, PackProblem, Species, Template};
+pub use problem::{
+    PackControl, PackError, PackMolecule, PackOutcome, PackProblem, Species, Template,
+};
 
 use objective::System;
 use rigid::Rng;

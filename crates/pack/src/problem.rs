@@ -30,6 +30,22 @@ pub struct Template {
     pub positions: Vec<[f64; 3]>,
 }
 
+/// A molecule ready to pack, as the offline tools read it from a §4.2 molecule argument (and the
+/// chain builder takes a repeat unit): its rigid template, bonds and molar mass.
+#[derive(Debug, Clone)]
+pub struct PackMolecule {
+    /// The name the user chose (`water`).
+    pub name: String,
+    /// Rigid template (atomic numbers and positions in Å).
+    pub template: Template,
+    /// 0-based bonds within the molecule.
+    pub bonds: Vec<[u32; 2]>,
+    /// Parallel to `bonds`: 1–4.
+    pub bond_orders: Vec<u8>,
+    /// g/mol, from standard atomic weights.
+    pub molar_mass: f64,
+}
+
 /// A template and how many copies of it to pack.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Species {

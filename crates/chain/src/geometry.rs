@@ -1,6 +1,6 @@
 //! Vector helpers of the chain builder: rotations that place a unit and the torsion they set.
 
-use crate::pack::rigid::{cross, dot, quat_to_mat, Mat3, IDENTITY};
+use megane_pack::rigid::{cross, dot, quat_to_mat, Mat3, IDENTITY};
 
 /// `a − b`.
 #[inline(always)]
@@ -73,7 +73,7 @@ pub fn dihedral(a: [f64; 3], b: [f64; 3], c: [f64; 3], d: [f64; 3]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pack::rigid::mat_vec;
+    use megane_pack::rigid::mat_vec;
 
     #[test]
     fn align_takes_a_onto_b_even_when_opposite() {

@@ -18,8 +18,8 @@ use std::sync::atomic::Ordering;
 use super::cells::Filed;
 use super::junction::Graph;
 use super::walk::{contact_bound, Chain, CONTACT_MARGIN};
-use crate::pack::PackControl;
-use crate::wire::messages::CANCELLED;
+use crate::stop::Stop;
+use megane_pack::PackControl;
 
 /// Spring constants (energy per Å²): bonds, bond angles (1–3), rigid torsions (1–4), contacts.
 const K_BOND: f64 = 1000.0;
@@ -60,7 +60,7 @@ struct Held {
 /// than [`contact_bound`] (after the walk, only near `chain.crowded`), until none is; pairs of one
 /// unit may not come closer than they were built or than the bound. Returns the number of atoms
 /// that moved; errors when it cannot (one line) or on cancel.
-pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<usize, String> {
+pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<usize, Stop> {
     if chain.crowded.is_empty() {
         return Ok(0);
     }
@@ -227,7 +227,7 @@ fn minimise(
     near: &[Vec<usize>],
     bound: &impl Fn(usize, usize) -> f64,
     control: &PackControl,
-) -> Result<(), String> {
+) -> Result<(), Stop> {
     let Work {
         mask,
         velocity,
@@ -249,7 +249,7 @@ fn minimise(
     let (mut dt, mut alpha, mut calm) = (0.02f64, 0.1f64, 0usize);
     for step in 0..MAX_STEPS {
         if step % 64 == 0 && control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(CANCELLED.to_string());
+            return Err(Stop::Cancelled);
         }
         let stale = fresh || {
             let p: &[[f64; 3]] = &chain.positions;
@@ -382,9 +382,9 @@ fn minimise(
             }
         }
     }
-    Err(format!(
+    Err(Stop::Failed(format!(
         "Could not move the crowded units of the chain apart within {MAX_STEPS} steps; try another seed or fewer units."
-    ))
+    )))
 }
 
 /// The squared distance (Å²): for comparisons made every step, without a root.

@@ -37,10 +37,10 @@ use std::sync::atomic::Ordering;
 use super::cells::Grid;
 use super::geometry::{align, axis_angle, dihedral, normalised, sub};
 use super::unit::Monomer;
-use crate::chem::elements::vdw_radius;
-use crate::pack::rigid::{cross, dot, mat_mul, mat_vec, Mat3, Rng, IDENTITY};
-use crate::pack::PackControl;
-use crate::wire::messages::CANCELLED;
+use crate::stop::Stop;
+use megane_elements::vdw_radius;
+use megane_pack::rigid::{cross, dot, mat_mul, mat_vec, Mat3, Rng, IDENTITY};
+use megane_pack::PackControl;
 
 /// Draws per unit before the walk steps back.
 pub const TRIALS: usize = 80;
@@ -348,7 +348,7 @@ pub(super) fn grow(
     units: usize,
     mut rng: Rng,
     control: &PackControl,
-) -> Result<Chain, String> {
+) -> Result<Chain, Stop> {
     let template = &monomer.molecule.template;
     let n = template.elements.len();
     let total = monomer.chain_atoms(units);
@@ -415,7 +415,7 @@ pub(super) fn grow(
     let report_every = (units / 200).max(1);
     while placed.len() < units {
         if control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(CANCELLED.to_string());
+            return Err(Stop::Cancelled);
         }
         let k = placed.len();
         let last = k + 1 == units;
@@ -618,9 +618,9 @@ pub(super) fn grow(
             }
             None => {
                 if chain.trials >= budget {
-                    return Err(format!(
+                    return Err(Stop::Failed(format!(
                         "Could not grow the chain of {name} beyond {furthest} of {units} units without atoms of different units closer than {CONTACT_FRACTION} of their van der Waals distance; try another seed or fewer units."
-                    ));
+                    )));
                 }
                 // Step back: 1, 2, 4, … units after repeated dead ends at this unit.
                 let back = (1usize << dead_ends[k].min(3)).min(MAX_STEP_BACK).min(k);

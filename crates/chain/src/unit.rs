@@ -2,8 +2,8 @@
 //! give up, and its junction worked out once (bond length, torsion kind, reference atoms).
 
 use super::junction::{bond_angle, bond_length, class, Class, End, Graph, Torsion};
-use crate::chem::elements::symbol;
-use crate::offline::molecule::PackMolecule;
+use megane_elements::symbol;
+use megane_pack::PackMolecule;
 
 /// A side group of a unit: the atoms beyond a single bond off the way from head to tail that is
 /// neither in a ring nor between conjugated atoms (an ester's C(α)–C(=O), a methyl's C–C; not the

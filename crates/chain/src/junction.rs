@@ -21,7 +21,7 @@ pub use super::classes::{Class, Substituent};
 use super::junction_lengths::{
     ANGLE, ANGLE_NEIGHBOUR, ANGLE_PAIR, BASE, PAIR_SHIFT, SECOND, SHIFT,
 };
-use crate::chem::elements::covalent_radius;
+use megane_elements::covalent_radius;
 
 /// A molecule's bond graph: per atom its neighbours with bond orders (1–3, 4 aromatic).
 #[derive(Debug, Clone)]
