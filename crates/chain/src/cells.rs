@@ -136,7 +136,7 @@ pub(super) struct Filed {
     /// Parallel to `atom`: its cell and its position.
     key: Vec<[i32; 3]>,
     at: Vec<[f64; 3]>,
-    /// Per atom (by index): its slot, while filing.
+    /// Per atom (by index): its slot (`u32::MAX` if not kept), while filing.
     slot: Vec<u32>,
 }
 
@@ -154,18 +154,23 @@ impl Filed {
         }
     }
 
-    /// Files every atom at `positions` (index = atom), replacing what was filed.
-    pub(super) fn file(&mut self, positions: &[[f64; 3]]) {
-        let n = positions.len();
-        let slots = slots_for(n);
+    /// Files the atoms at `positions` (index = atom) that `keep`, replacing what was filed.
+    pub(super) fn file(&mut self, positions: &[[f64; 3]], keep: impl Fn(usize) -> bool) {
+        let slots = slots_for(positions.len());
         self.mask = slots - 1;
         self.start.clear();
         self.start.resize(slots + 1, 0);
         self.slot.clear();
-        for &p in positions {
-            let s = slot_of(cell_key(p, self.cell), self.mask);
-            self.slot.push(s as u32);
-            self.start[s + 1] += 1;
+        let mut n = 0;
+        for (i, &p) in positions.iter().enumerate() {
+            if keep(i) {
+                let s = slot_of(cell_key(p, self.cell), self.mask);
+                self.slot.push(s as u32);
+                self.start[s + 1] += 1;
+                n += 1;
+            } else {
+                self.slot.push(u32::MAX);
+            }
         }
         for s in 0..slots {
             self.start[s + 1] += self.start[s];
@@ -179,6 +184,9 @@ impl Filed {
         // Where the next atom of each slot goes: the slot's start, moved along as it fills.
         let mut next = self.start[..slots].to_vec();
         for (i, &p) in positions.iter().enumerate() {
+            if self.slot[i] == u32::MAX {
+                continue;
+            }
             let s = self.slot[i] as usize;
             let at = next[s] as usize;
             next[s] += 1;
@@ -210,51 +218,76 @@ impl Filed {
     }
 }
 
-impl Filed {
-    /// Calls `f(i, p_i, j, p_j)` for each filed atom `i` with `chosen[i]` and each filed atom `j`
-    /// in the 27 cells around `i`'s (`j` = `i` included): cell by cell, so that the neighbouring
-    /// cells are looked up once for all chosen atoms of a cell, not once per atom.
-    pub(super) fn each_pair_near(
-        &self,
-        chosen: &[bool],
-        mut f: impl FnMut(usize, [f64; 3], usize, [f64; 3]),
-    ) {
-        let (start, atom, key, at) = (&self.start[..], &self.atom[..], &self.key[..], &self.at[..]);
-        // The chosen atoms of the cell at hand (index in the arrays above).
-        let mut group: Vec<usize> = Vec::new();
-        for s in 0..start.len() - 1 {
-            let (first, end) = (start[s] as usize, start[s + 1] as usize);
-            for x in first..end {
-                let c = key[x];
-                // Each cell of the slot once: at its first atom (slots shared by cells are few
-                // and short).
-                if (first..x).any(|y| same_cell(key[y], c)) {
-                    continue;
-                }
-                group.clear();
-                group
-                    .extend((x..end).filter(|&y| same_cell(key[y], c) && chosen[atom[y] as usize]));
-                if group.is_empty() {
-                    continue;
-                }
-                let mut cell = 0;
-                while cell < 27 {
-                    let want = around(c, cell);
-                    cell += 1;
-                    let t = slot_of(want, self.mask);
-                    let mut y = start[t] as usize;
-                    let stop = start[t + 1] as usize;
-                    while y < stop {
-                        if same_cell(key[y], want) {
-                            let (j, q) = (atom[y] as usize, at[y]);
-                            for &g in &group {
-                                f(atom[g] as usize, at[g], j, q);
-                            }
-                        }
-                        y += 1;
-                    }
+/// Calls `f(i, p_i, j, p_j)` for the pairs of atoms in neighbouring cells (the 27 around each), at
+/// least one of them `chosen` (filed there, the others in `others`, cells of the same width): a
+/// pair of two chosen atoms once, either way round (own cell, then the 13 cells after it), a chosen
+/// and another atom with `i` the chosen one. Cell by cell: a cell's neighbours are looked up once
+/// for all its atoms, and each pair between chosen atoms is looked at once, not from both ends.
+pub(super) fn each_pair(
+    chosen: &Filed,
+    others: &Filed,
+    mut f: impl FnMut(usize, [f64; 3], usize, [f64; 3]),
+) {
+    debug_assert_eq!(chosen.cell, others.cell);
+    let (start, atom, key, at) = (
+        &chosen.start[..],
+        &chosen.atom[..],
+        &chosen.key[..],
+        &chosen.at[..],
+    );
+    // The atoms of the cell at hand (index in the arrays above), and the atoms each of them is
+    // paired with: the cell's own (those after it), then those of the 13 cells after it, then the
+    // others around it. One call of `f`, below, so that it is inlined.
+    let mut group: Vec<usize> = Vec::new();
+    let mut partners: Vec<(usize, [f64; 3])> = Vec::new();
+    for s in 0..start.len() - 1 {
+        let (first, end) = (start[s] as usize, start[s + 1] as usize);
+        for x in first..end {
+            let c = key[x];
+            // Each cell of the slot once: at its first atom (slots shared by cells are few
+            // and short).
+            if (first..x).any(|y| same_cell(key[y], c)) {
+                continue;
+            }
+            group.clear();
+            group.extend((x..end).filter(|&y| same_cell(key[y], c)));
+            partners.clear();
+            partners.extend(group.iter().map(|&g| (atom[g] as usize, at[g])));
+            // The 13 cells after this one (index 13 of `around` is the cell itself).
+            let mut cell = 14;
+            while cell < 27 {
+                chosen.each_in(around(c, cell), |j, q| partners.push((j, q)));
+                cell += 1;
+            }
+            let mut cell = 0;
+            while cell < 27 {
+                others.each_in(around(c, cell), |j, q| partners.push((j, q)));
+                cell += 1;
+            }
+            for (a, &g) in group.iter().enumerate() {
+                let (i, p) = (atom[g] as usize, at[g]);
+                for &(j, q) in &partners[a + 1..] {
+                    f(i, p, j, q);
                 }
             }
+        }
+    }
+}
+
+impl Filed {
+    /// Calls `f` with each filed atom of cell `want`, and its position.
+    #[inline(always)]
+    fn each_in(&self, want: [i32; 3], mut f: impl FnMut(usize, [f64; 3])) {
+        if self.atom.is_empty() {
+            return;
+        }
+        let t = slot_of(want, self.mask);
+        let (mut y, stop) = (self.start[t] as usize, self.start[t + 1] as usize);
+        while y < stop {
+            if same_cell(self.key[y], want) {
+                f(self.atom[y] as usize, self.at[y]);
+            }
+            y += 1;
         }
     }
 }
@@ -289,7 +322,7 @@ mod tests {
             grid.insert(p, i as u32);
         }
         let mut filed = Filed::new(cell);
-        filed.file(&points);
+        filed.file(&points, |_| true);
         for &p in points.iter().take(60) {
             let d2 = |q: [f64; 3]| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>();
             let want: Vec<usize> = (0..points.len())
@@ -315,16 +348,28 @@ mod tests {
                 assert!(sorted.contains(j));
             }
         }
-        // Cell by cell: the same pairs as atom by atom, for the chosen atoms.
+        // Cell by cell: the same pairs as atom by atom, those between chosen atoms once.
         let chosen: Vec<bool> = (0..points.len()).map(|i| i % 3 != 1).collect();
+        let (mut mine, mut theirs) = (Filed::new(cell), Filed::new(cell));
+        mine.file(&points, |i| chosen[i]);
+        theirs.file(&points, |i| !chosen[i]);
         let mut by_cell = Vec::new();
-        filed.each_pair_near(&chosen, |i, p, j, q| {
+        each_pair(&mine, &theirs, |i, p, j, q| {
             assert_eq!((p, q), (points[i], points[j]));
-            by_cell.push((i, j));
+            assert!(chosen[i]);
+            by_cell.push(if chosen[j] {
+                (i.min(j), i.max(j))
+            } else {
+                (i, j)
+            });
         });
         let mut by_atom = Vec::new();
         for (i, &p) in points.iter().enumerate().filter(|&(i, _)| chosen[i]) {
-            filed.each_near(p, |j, _| by_atom.push((i, j)));
+            filed.each_near(p, |j, _| {
+                if j != i && !(chosen[j] && j < i) {
+                    by_atom.push((i, j));
+                }
+            });
         }
         by_cell.sort_unstable();
         by_atom.sort_unstable();

@@ -15,7 +15,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::cells::Filed;
+use super::cells::{each_pair, Filed};
 use super::junction::Graph;
 use super::walk::{contact_bound, Chain, CONTACT_MARGIN};
 use crate::stop::Stop;
@@ -490,7 +490,7 @@ fn adjacency(n: usize, bonds: &[[u32; 2]]) -> Vec<Vec<usize>> {
 fn around(chain: &Chain, contacts: &[(u32, u32, f64)]) -> Vec<bool> {
     let positions: &[[f64; 3]] = &chain.positions;
     let mut cells = Filed::new(MOVE_RADIUS);
-    cells.file(positions);
+    cells.file(positions, |_| true);
     let mut moving = vec![false; positions.len()];
     for &(a, b, _) in contacts {
         for centre in [a as usize, b as usize] {
@@ -599,21 +599,30 @@ fn held(
     (bonds, springs)
 }
 
-/// The atoms filed in cells of the largest bound + [`SKIN`] (afresh for each pair list), and that
-/// largest bound (Å): a pair farther apart than it + skin is no pair, whatever its elements.
-struct Space(Filed, f64);
+/// The atoms filed in cells of the largest bound + [`SKIN`] (afresh for each pair list: the listed
+/// ones and the others apart), and that largest bound (Å): a pair farther apart than it + skin is
+/// no pair, whatever its elements.
+struct Space {
+    listed: Filed,
+    others: Filed,
+    reach: f64,
+}
 
 impl Space {
     fn new(chain: &Chain) -> Space {
         let mut kinds = chain.elements.clone();
         kinds.sort_unstable();
         kinds.dedup();
-        let cell = kinds
+        let reach = kinds
             .iter()
             .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
             .fold(0.0, f64::max)
             + CONTACT_MARGIN;
-        Space(Filed::new(cell + SKIN), cell)
+        Space {
+            listed: Filed::new(reach + SKIN),
+            others: Filed::new(reach + SKIN),
+            reach,
+        }
     }
     /// Pairs (i `listed`, more than two bonds apart, each pair once) within their bound +
     /// `skin` (≤ [`SKIN`]), from the atoms where they are now.
@@ -626,17 +635,13 @@ impl Space {
         bound: &impl Fn(usize, usize) -> f64,
     ) -> Vec<(u32, u32, f64)> {
         let positions: &[[f64; 3]] = &chain.positions;
-        self.0.file(positions);
+        self.listed.file(positions, |i| listed[i]);
+        self.others.file(positions, |i| !listed[i]);
         let mut out = Vec::new();
         // Most atoms of the 27 cells are beyond any bound: judged by distance first, the
         // pair's own bound and bonds only for the few within the largest.
-        let reach2 = (self.1 + skin + 1e-9).powi(2);
-        self.0.each_pair_near(listed, |i, p, j, q| {
-            // Each pair once: between two listed atoms from the lower index (told first,
-            // before the distance: half the pairs between listed atoms are the other's).
-            if j == i || (listed[j] && j < i) {
-                return;
-            }
+        let reach2 = (self.reach + skin + 1e-9).powi(2);
+        each_pair(&self.listed, &self.others, |i, p, j, q| {
             let d2 = distance2(p, q);
             if d2 >= reach2 || near[i].binary_search(&j).is_ok() {
                 return;
