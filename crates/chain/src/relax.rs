@@ -34,7 +34,7 @@ const REACH: u32 = 2;
 const MOVE_RADIUS: f64 = 4.0;
 /// Most minimisation steps.
 const MAX_STEPS: usize = 3_000;
-/// Pair list skin (Å): pairs within bound + skin are listed, again when an atom has moved half.
+/// Pair list skin (Å): pairs within bound + skin are listed, again when two atoms' moves add up to it.
 const SKIN: f64 = 0.5;
 /// Largest FIRE time step.
 const DT_MAX: f64 = 0.05;
@@ -111,7 +111,8 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
             distance(built[i], built[j]).min(b)
         }
     };
-    let near: Vec<Vec<usize>> = (0..n)
+    // Per atom of the region (later, of the moving atoms too): the atoms within two bonds, sorted.
+    let mut near: Vec<Vec<usize>> = (0..n)
         .map(|i| if region[i] { within_two(i) } else { Vec::new() })
         .collect();
     let mut space = Space::new(chain);
@@ -124,9 +125,9 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         return Ok(0);
     }
     let moving = around(chain, &contacts);
-    let near: Vec<Vec<usize>> = (0..n)
-        .map(|i| if moving[i] { within_two(i) } else { Vec::new() })
-        .collect();
+    for i in (0..n).filter(|&i| moving[i] && !region[i]) {
+        near[i] = within_two(i);
+    }
     // Moving atoms fall into clusters (joined by bonds and by listed pairs) that are relaxed one
     // after another, each against all other atoms held where they are: a hard cluster does not
     // hold the easy ones to its number of steps.
@@ -251,10 +252,19 @@ fn minimise(
         if step % 64 == 0 && control.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Stop::Cancelled);
         }
+        // A pair left off the list (at bound + skin or more) can come within its bound only
+        // once its two atoms have moved more than the skin between them: listed again when the
+        // two largest moves since the listing add up to more (atoms outside `list` stay).
         let stale = fresh || {
             let p: &[[f64; 3]] = &chain.positions;
-            list.iter()
-                .any(|&i| distance2(p[i], listed_at[i]) > (SKIN / 2.0) * (SKIN / 2.0))
+            let (mut first, mut second) = (0.0f64, 0.0f64);
+            for &i in list {
+                let d2 = distance2(p[i], listed_at[i]);
+                if d2 > second {
+                    (first, second) = if d2 > first { (d2, first) } else { (first, d2) };
+                }
+            }
+            first.sqrt() + second.sqrt() > SKIN
         };
         if stale {
             let p: &[[f64; 3]] = &chain.positions;
