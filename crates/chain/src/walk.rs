@@ -22,8 +22,9 @@
 //! after [`STRICT_TRIALS`] draws, the unit's side groups (the atoms beyond a rotatable bond off
 //! its backbone, [`super::unit::SideGroup`]) are turned at random as well; after
 //! [`TURNED_TRIALS`], atoms within [`LOCAL_UNITS`] units of each other may come to
-//! [`LAX_FRACTIONS`] of their distance and torsions [`LAX_WIDEN`] times as far from their wells'
-//! centres, and [`super::relax`] moves such atoms apart after the walk. A unit after
+//! [`LAX_FRACTIONS`] of their distance in turn ([`LAX_DRAWS`] draws at each, most at the last,
+//! so that few crowded units end in a dead end) and torsions [`LAX_WIDEN`] times as far from their
+//! wells' centres, and [`super::relax`] moves such atoms apart after the walk. A unit after
 //! [`CROWDED_RUN`] crowded ones makes only [`SHORT_STRICT`] + [`SHORT_TURNED`] strict draws.
 //! When no draw is free the walk steps back, one unit after a first dead end and twice as many after each further one at
 //! the same unit (at most [`MAX_STEP_BACK`]), and refuses with the reason once [`TRIAL_BUDGET`]
