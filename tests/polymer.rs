@@ -201,13 +201,11 @@ fn coil_over_seeds(u: &Unit, n: usize) -> (f64, Vec<f64>) {
 /// 20 at 50 units and at most 30 at 200 (a rod gives N − 1), and Rg growing as N^ν between them
 /// with ν from 0.5 to 0.65 (a rod's is 1, a collapsed globule's 1/3; ideal 0.5, self-avoiding
 /// 0.59) within its measured uncertainty. Over 20 seeds ν is known only to ±σ ≈ 0.05 (one chain's
-/// Rg² spreads by 35–60 % of the mean; `coil::exponent_over_seeds`). With the walk's excluded
-/// volume between units three or more apart (`walk::excluded_distance`) most units read 0.53–0.63;
-/// over seeds 1–20, 21–40 and 41–60 PET reads 0.471, 0.456, 0.447 (its rigid units turn only at
-/// the glycol C–C junction, and its far units never come within the excluded distance at these
-/// lengths), nylon-6 0.454, 0.625, 0.555 and polystyrene 0.681, 0.666, 0.633. So ν must lie within
-/// 2σ of [0.5, 0.65]: a collapse (ν → 1/3) or a rod (ν → 1) fails, a reading of 0.47 ± 0.06 does
-/// not.
+/// Rg² spreads by 35–60 % of the mean; `coil::exponent_over_seeds`): over seeds 1–20, 21–40 and
+/// 41–60 polybutadiene reads 0.586, 0.407, 0.587 and PET 0.467, 0.456, 0.447, while over seeds
+/// 1–500 (`examples/coil_exponents.rs`, σ ≈ 0.01) every one of the 20 reads 0.505 (nylon-6) to
+/// 0.647 (polystyrene). So ν must lie within 2σ of [0.5, 0.65]: a collapse (ν → 1/3) or a rod
+/// (ν → 1) fails, a reading of 0.47 ± 0.06 does not.
 #[test]
 #[cfg_attr(
     debug_assertions,
