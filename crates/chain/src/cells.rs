@@ -97,6 +97,41 @@ impl Grid {
         self.next.pop();
         self.cell_of.pop();
     }
+    /// Files `atom`, anywhere in the grid, under its cell at `p` (a walk along its slot's list).
+    pub(super) fn moved(&mut self, atom: u32, p: [f64; 3]) {
+        let key = self.key(p);
+        let old = self.cell_of[atom as usize];
+        if same_cell(key, old) {
+            return;
+        }
+        let slot = self.slot(old);
+        if self.head[slot] == atom {
+            self.head[slot] = self.next[atom as usize];
+        } else {
+            let mut x = self.head[slot];
+            while self.next[x as usize] != atom {
+                x = self.next[x as usize];
+            }
+            self.next[x as usize] = self.next[atom as usize];
+        }
+        let slot = self.slot(key);
+        self.next[atom as usize] = self.head[slot];
+        self.head[slot] = atom;
+        self.cell_of[atom as usize] = key;
+    }
+    /// Calls `f` with each atom of cell `want`.
+    #[inline(always)]
+    fn each_in(&self, want: [i32; 3], mut f: impl FnMut(usize)) {
+        let (head, next, cell_of) = (&self.head[..], &self.next[..], &self.cell_of[..]);
+        let mut atom = head[self.slot(want)];
+        while atom != u32::MAX {
+            let a = atom as usize;
+            if same_cell(cell_of[a], want) {
+                f(a);
+            }
+            atom = next[a];
+        }
+    }
     /// Calls `f` with each atom in the 27 cells around `p`, until it returns true; whether one did.
     #[inline(always)]
     pub(super) fn any_near(&self, p: [f64; 3], mut f: impl FnMut(usize) -> bool) -> bool {
@@ -136,7 +171,7 @@ pub(super) struct Filed {
     /// Parallel to `atom`: its cell and its position.
     key: Vec<[i32; 3]>,
     at: Vec<[f64; 3]>,
-    /// Per atom (by index): its slot (`u32::MAX` if not kept), while filing.
+    /// Per atom filed (in the order given): its slot, while filing.
     slot: Vec<u32>,
 }
 
@@ -154,27 +189,23 @@ impl Filed {
         }
     }
 
-    /// Files the atoms at `positions` (index = atom) that `keep`, replacing what was filed.
-    pub(super) fn file(&mut self, positions: &[[f64; 3]], keep: impl Fn(usize) -> bool) {
-        let slots = slots_for(positions.len());
+    /// Files the atoms `atoms` at `positions` (index = atom), replacing what was filed: the work
+    /// and the table are those of the atoms filed, not of all positions.
+    pub(super) fn file(&mut self, positions: &[[f64; 3]], atoms: &[usize]) {
+        let slots = slots_for(atoms.len());
         self.mask = slots - 1;
         self.start.clear();
         self.start.resize(slots + 1, 0);
         self.slot.clear();
-        let mut n = 0;
-        for (i, &p) in positions.iter().enumerate() {
-            if keep(i) {
-                let s = slot_of(cell_key(p, self.cell), self.mask);
-                self.slot.push(s as u32);
-                self.start[s + 1] += 1;
-                n += 1;
-            } else {
-                self.slot.push(u32::MAX);
-            }
+        for &i in atoms {
+            let s = slot_of(cell_key(positions[i], self.cell), self.mask);
+            self.slot.push(s as u32);
+            self.start[s + 1] += 1;
         }
         for s in 0..slots {
             self.start[s + 1] += self.start[s];
         }
+        let n = atoms.len();
         self.atom.clear();
         self.atom.resize(n, 0);
         self.key.clear();
@@ -183,16 +214,13 @@ impl Filed {
         self.at.resize(n, [0.0; 3]);
         // Where the next atom of each slot goes: the slot's start, moved along as it fills.
         let mut next = self.start[..slots].to_vec();
-        for (i, &p) in positions.iter().enumerate() {
-            if self.slot[i] == u32::MAX {
-                continue;
-            }
-            let s = self.slot[i] as usize;
+        for (x, &i) in atoms.iter().enumerate() {
+            let s = self.slot[x] as usize;
             let at = next[s] as usize;
             next[s] += 1;
             self.atom[at] = i as u32;
-            self.key[at] = cell_key(p, self.cell);
-            self.at[at] = p;
+            self.key[at] = cell_key(positions[i], self.cell);
+            self.at[at] = positions[i];
         }
     }
 
@@ -219,21 +247,24 @@ impl Filed {
 }
 
 /// Calls `f(i, p_i, j, p_j)` for the pairs of atoms in neighbouring cells (the 27 around each), at
-/// least one of them `chosen` (filed there, the others in `others`, cells of the same width): a
-/// pair of two chosen atoms once, either way round (own cell, then the 13 cells after it), a chosen
-/// and another atom with `i` the chosen one. Cell by cell: a cell's neighbours are looked up once
-/// for all its atoms, and each pair between chosen atoms is looked at once, not from both ends.
+/// least one of them chosen (`chosen`: filed in `listed`; every atom of the chain at `positions`
+/// is in `all`, a grid of the same cell width, where the chosen ones are passed over): a pair of
+/// two chosen atoms once, either way round (own cell, then the 13 cells after it), a chosen and
+/// another atom with `i` the chosen one. Cell by cell: a cell's neighbours are looked up once for
+/// all its atoms, and each pair between chosen atoms is looked at once, not from both ends.
 pub(super) fn each_pair(
-    chosen: &Filed,
-    others: &Filed,
+    listed: &Filed,
+    all: &Grid,
+    positions: &[[f64; 3]],
+    chosen: &[bool],
     mut f: impl FnMut(usize, [f64; 3], usize, [f64; 3]),
 ) {
-    debug_assert_eq!(chosen.cell, others.cell);
+    debug_assert_eq!(listed.cell, all.cell);
     let (start, atom, key, at) = (
-        &chosen.start[..],
-        &chosen.atom[..],
-        &chosen.key[..],
-        &chosen.at[..],
+        &listed.start[..],
+        &listed.atom[..],
+        &listed.key[..],
+        &listed.at[..],
     );
     // The atoms of the cell at hand (index in the arrays above), and the atoms each of them is
     // paired with: the cell's own (those after it), then those of the 13 cells after it, then the
@@ -256,12 +287,16 @@ pub(super) fn each_pair(
             // The 13 cells after this one (index 13 of `around` is the cell itself).
             let mut cell = 14;
             while cell < 27 {
-                chosen.each_in(around(c, cell), |j, q| partners.push((j, q)));
+                listed.each_in(around(c, cell), |j, q| partners.push((j, q)));
                 cell += 1;
             }
             let mut cell = 0;
             while cell < 27 {
-                others.each_in(around(c, cell), |j, q| partners.push((j, q)));
+                all.each_in(around(c, cell), |j| {
+                    if !chosen[j] {
+                        partners.push((j, positions[j]));
+                    }
+                });
                 cell += 1;
             }
             for (a, &g) in group.iter().enumerate() {
@@ -322,7 +357,8 @@ mod tests {
             grid.insert(p, i as u32);
         }
         let mut filed = Filed::new(cell);
-        filed.file(&points, |_| true);
+        let every: Vec<usize> = (0..points.len()).collect();
+        filed.file(&points, &every);
         for &p in points.iter().take(60) {
             let d2 = |q: [f64; 3]| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>();
             let want: Vec<usize> = (0..points.len())
@@ -350,11 +386,11 @@ mod tests {
         }
         // Cell by cell: the same pairs as atom by atom, those between chosen atoms once.
         let chosen: Vec<bool> = (0..points.len()).map(|i| i % 3 != 1).collect();
-        let (mut mine, mut theirs) = (Filed::new(cell), Filed::new(cell));
-        mine.file(&points, |i| chosen[i]);
-        theirs.file(&points, |i| !chosen[i]);
+        let mine_list: Vec<usize> = (0..points.len()).filter(|&i| chosen[i]).collect();
+        let mut mine = Filed::new(cell);
+        mine.file(&points, &mine_list);
         let mut by_cell = Vec::new();
-        each_pair(&mine, &theirs, |i, p, j, q| {
+        each_pair(&mine, &grid, &points, &chosen, |i, p, j, q| {
             assert_eq!((p, q), (points[i], points[j]));
             assert!(chosen[i]);
             by_cell.push(if chosen[j] {
@@ -374,5 +410,35 @@ mod tests {
         by_cell.sort_unstable();
         by_atom.sort_unstable();
         assert_eq!(by_cell, by_atom);
+
+        // Atoms moved and filed again where they went: the grid finds them there, and only there.
+        let mut moved = points.clone();
+        for (i, p) in moved.iter_mut().enumerate().filter(|(i, _)| i % 4 == 0) {
+            *p = [
+                p[0] + next() * 6.0 - 3.0,
+                p[1] + next() * 6.0 - 3.0,
+                p[2] - 2.0,
+            ];
+            grid.moved(i as u32, *p);
+        }
+        for &p in moved.iter().take(60) {
+            let mut found = Vec::new();
+            grid.any_near(p, |j| {
+                found.push(j);
+                false
+            });
+            let d2 = |q: [f64; 3]| (0..3).map(|k| (p[k] - q[k]).powi(2)).sum::<f64>();
+            for j in (0..moved.len()).filter(|&j| d2(moved[j]) < cell * cell) {
+                assert!(found.contains(&j), "{j} not found after moving");
+            }
+            let c = cell_key(p, cell);
+            for &j in &found {
+                let k = cell_key(moved[j], cell);
+                assert!(
+                    (0..3).all(|a| (k[a] - c[a]).abs() <= 1),
+                    "{j} found where it was"
+                );
+            }
+        }
     }
 }

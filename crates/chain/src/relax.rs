@@ -15,7 +15,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::cells::{each_pair, Filed};
+use super::cells::{each_pair, Filed, Grid};
 use super::junction::Graph;
 use super::walk::{contact_bound, Chain, CONTACT_MARGIN};
 use crate::stop::Stop;
@@ -116,8 +116,9 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         .map(|i| if region[i] { within_two(i) } else { Vec::new() })
         .collect();
     let mut space = Space::new(chain);
+    let region_list: Vec<usize> = (0..n).filter(|&i| region[i]).collect();
     let contacts: Vec<(u32, u32, f64)> = space
-        .pairs(chain, &region, 0.0, &near, &bound)
+        .pairs(chain, &region_list, &region, 0.0, &near, &bound)
         .into_iter()
         .filter(|&(i, j, b)| distance(chain.positions[i as usize], chain.positions[j as usize]) < b)
         .collect();
@@ -150,7 +151,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         }
     }
     // The same pairs are the first cluster's first pair list: no atom has moved since.
-    let moving_pairs = space.pairs(chain, &moving, SKIN, &near, &bound);
+    let moving_pairs = space.pairs(chain, &moving_list, &moving, SKIN, &near, &bound);
     for &(i, j, _) in &moving_pairs {
         if moving[j as usize] {
             join(i as usize, j as usize);
@@ -273,7 +274,7 @@ fn minimise(
             }
             listed = match (fresh, first.take()) {
                 (true, Some(pairs)) => pairs,
-                _ => space.pairs(chain, mask, SKIN, near, bound),
+                _ => space.pairs(chain, list, mask, SKIN, near, bound),
             };
             fresh = false;
         }
@@ -319,6 +320,9 @@ fn minimise(
                 (d - b.length).abs() < BOND_TOLERANCE
             });
             if bonded && clear(&chain.positions) {
+                for &i in list {
+                    space.all.moved(i as u32, chain.positions[i]);
+                }
                 return Ok(());
             }
         }
@@ -500,7 +504,8 @@ fn adjacency(n: usize, bonds: &[[u32; 2]]) -> Vec<Vec<usize>> {
 fn around(chain: &Chain, contacts: &[(u32, u32, f64)]) -> Vec<bool> {
     let positions: &[[f64; 3]] = &chain.positions;
     let mut cells = Filed::new(MOVE_RADIUS);
-    cells.file(positions, |_| true);
+    let every: Vec<usize> = (0..positions.len()).collect();
+    cells.file(positions, &every);
     let mut moving = vec![false; positions.len()];
     for &(a, b, _) in contacts {
         for centre in [a as usize, b as usize] {
@@ -609,12 +614,14 @@ fn held(
     (bonds, springs)
 }
 
-/// The atoms filed in cells of the largest bound + [`SKIN`] (afresh for each pair list: the listed
-/// ones and the others apart), and that largest bound (Å): a pair farther apart than it + skin is
-/// no pair, whatever its elements.
+/// The chain's atoms in cells of the largest bound + [`SKIN`]: all of them in a grid kept where
+/// they are between clusters (a cluster's atoms filed again once it is relaxed), and the atoms
+/// listed from sorted afresh for each pair list; and that largest bound (Å): a pair farther apart
+/// than it + skin is no pair, whatever its elements. A pair list costs the atoms it is made from,
+/// not the chain (PC, 6 602 atoms in many small clusters).
 struct Space {
+    all: Grid,
     listed: Filed,
-    others: Filed,
     reach: f64,
 }
 
@@ -628,30 +635,35 @@ impl Space {
             .flat_map(|&a| kinds.iter().map(move |&b| contact_bound(a, b, 3)))
             .fold(0.0, f64::max)
             + CONTACT_MARGIN;
+        let mut all = Grid::new(reach + SKIN, chain.positions.len());
+        for (i, &q) in chain.positions.iter().enumerate() {
+            all.insert(q, i as u32);
+        }
         Space {
+            all,
             listed: Filed::new(reach + SKIN),
-            others: Filed::new(reach + SKIN),
             reach,
         }
     }
-    /// Pairs (i `listed`, more than two bonds apart, each pair once) within their bound +
-    /// `skin` (≤ [`SKIN`]), from the atoms where they are now.
+    /// Pairs (i from `from`, the atoms `listed`; more than two bonds apart, each pair once)
+    /// within their bound + `skin` (≤ [`SKIN`]), from the atoms where they are now (those not
+    /// listed where `all` has them).
     fn pairs(
         &mut self,
         chain: &Chain,
+        from: &[usize],
         listed: &[bool],
         skin: f64,
         near: &[Vec<usize>],
         bound: &impl Fn(usize, usize) -> f64,
     ) -> Vec<(u32, u32, f64)> {
         let positions: &[[f64; 3]] = &chain.positions;
-        self.listed.file(positions, |i| listed[i]);
-        self.others.file(positions, |i| !listed[i]);
+        self.listed.file(positions, from);
         let mut out = Vec::new();
         // Most atoms of the 27 cells are beyond any bound: judged by distance first, the
         // pair's own bound and bonds only for the few within the largest.
         let reach2 = (self.reach + skin + 1e-9).powi(2);
-        each_pair(&self.listed, &self.others, |i, p, j, q| {
+        each_pair(&self.listed, &self.all, positions, listed, |i, p, j, q| {
             let d2 = distance2(p, q);
             if d2 >= reach2 || near[i].binary_search(&j).is_ok() {
                 return;
