@@ -97,14 +97,16 @@ impl Grid {
         self.next.pop();
         self.cell_of.pop();
     }
-    /// Files `atom`, anywhere in the grid, under its cell at `p` (a walk along its slot's list).
+    /// Files `atom`, anywhere in the grid, under its cell at `p`.
     pub(super) fn moved(&mut self, atom: u32, p: [f64; 3]) {
-        let key = self.key(p);
-        let old = self.cell_of[atom as usize];
-        if same_cell(key, old) {
-            return;
+        if !same_cell(self.key(p), self.cell_of[atom as usize]) {
+            self.take(atom);
+            self.put(atom, p);
         }
-        let slot = self.slot(old);
+    }
+    /// Takes `atom` out of its slot's list (a walk along it), until [`Grid::put`] files it again.
+    pub(super) fn take(&mut self, atom: u32) {
+        let slot = self.slot(self.cell_of[atom as usize]);
         if self.head[slot] == atom {
             self.head[slot] = self.next[atom as usize];
         } else {
@@ -114,6 +116,10 @@ impl Grid {
             }
             self.next[x as usize] = self.next[atom as usize];
         }
+    }
+    /// Files `atom`, taken out by [`Grid::take`], under its cell at `p`.
+    pub(super) fn put(&mut self, atom: u32, p: [f64; 3]) {
+        let key = self.key(p);
         let slot = self.slot(key);
         self.next[atom as usize] = self.head[slot];
         self.head[slot] = atom;
@@ -247,19 +253,18 @@ impl Filed {
 }
 
 /// Calls `f(i, p_i, j, p_j)` for the pairs of atoms in neighbouring cells (the 27 around each), at
-/// least one of them chosen (`chosen`: filed in `listed`; every atom of the chain at `positions`
-/// is in `all`, a grid of the same cell width, where the chosen ones are passed over): a pair of
+/// least one of them chosen (filed in `listed`; the other atoms, at `positions`, in `others`, a
+/// grid of the same cell width): a pair of
 /// two chosen atoms once, either way round (own cell, then the 13 cells after it), a chosen and
 /// another atom with `i` the chosen one. Cell by cell: a cell's neighbours are looked up once for
 /// all its atoms, and each pair between chosen atoms is looked at once, not from both ends.
 pub(super) fn each_pair(
     listed: &Filed,
-    all: &Grid,
+    others: &Grid,
     positions: &[[f64; 3]],
-    chosen: &[bool],
     mut f: impl FnMut(usize, [f64; 3], usize, [f64; 3]),
 ) {
-    debug_assert_eq!(listed.cell, all.cell);
+    debug_assert_eq!(listed.cell, others.cell);
     let (start, atom, key, at) = (
         &listed.start[..],
         &listed.atom[..],
@@ -292,11 +297,7 @@ pub(super) fn each_pair(
             }
             let mut cell = 0;
             while cell < 27 {
-                all.each_in(around(c, cell), |j| {
-                    if !chosen[j] {
-                        partners.push((j, positions[j]));
-                    }
-                });
+                others.each_in(around(c, cell), |j| partners.push((j, positions[j])));
                 cell += 1;
             }
             for (a, &g) in group.iter().enumerate() {
@@ -389,8 +390,11 @@ mod tests {
         let mine_list: Vec<usize> = (0..points.len()).filter(|&i| chosen[i]).collect();
         let mut mine = Filed::new(cell);
         mine.file(&points, &mine_list);
+        for &i in &mine_list {
+            grid.take(i as u32);
+        }
         let mut by_cell = Vec::new();
-        each_pair(&mine, &grid, &points, &chosen, |i, p, j, q| {
+        each_pair(&mine, &grid, &points, |i, p, j, q| {
             assert_eq!((p, q), (points[i], points[j]));
             assert!(chosen[i]);
             by_cell.push(if chosen[j] {
@@ -410,6 +414,9 @@ mod tests {
         by_cell.sort_unstable();
         by_atom.sort_unstable();
         assert_eq!(by_cell, by_atom);
+        for &i in &mine_list {
+            grid.put(i as u32, points[i]);
+        }
 
         // Atoms moved and filed again where they went: the grid finds them there, and only there.
         let mut moved = points.clone();

@@ -118,7 +118,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
     let mut space = Space::new(chain);
     let region_list: Vec<usize> = (0..n).filter(|&i| region[i]).collect();
     let contacts: Vec<(u32, u32, f64)> = space
-        .pairs(chain, &region_list, &region, 0.0, &near, &bound)
+        .pairs(chain, &region_list, 0.0, &near, &bound)
         .into_iter()
         .filter(|&(i, j, b)| distance(chain.positions[i as usize], chain.positions[j as usize]) < b)
         .collect();
@@ -151,7 +151,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         }
     }
     // The same pairs are the first cluster's first pair list: no atom has moved since.
-    let moving_pairs = space.pairs(chain, &moving_list, &moving, SKIN, &near, &bound);
+    let moving_pairs = space.pairs(chain, &moving_list, SKIN, &near, &bound);
     for &(i, j, _) in &moving_pairs {
         if moving[j as usize] {
             join(i as usize, j as usize);
@@ -274,7 +274,7 @@ fn minimise(
             }
             listed = match (fresh, first.take()) {
                 (true, Some(pairs)) => pairs,
-                _ => space.pairs(chain, list, mask, SKIN, near, bound),
+                _ => space.pairs(chain, list, SKIN, near, bound),
             };
             fresh = false;
         }
@@ -645,25 +645,29 @@ impl Space {
             reach,
         }
     }
-    /// Pairs (i from `from`, the atoms `listed`; more than two bonds apart, each pair once)
-    /// within their bound + `skin` (≤ [`SKIN`]), from the atoms where they are now (those not
-    /// listed where `all` has them).
+    /// Pairs (i from `from`; more than two bonds apart, each pair once) within their bound +
+    /// `skin` (≤ [`SKIN`]), from the atoms where they are now (those not in `from` where `all`
+    /// has them).
     fn pairs(
         &mut self,
         chain: &Chain,
         from: &[usize],
-        listed: &[bool],
         skin: f64,
         near: &[Vec<usize>],
         bound: &impl Fn(usize, usize) -> f64,
     ) -> Vec<(u32, u32, f64)> {
         let positions: &[[f64; 3]] = &chain.positions;
         self.listed.file(positions, from);
+        // The grid holds the others only while the pairs are found, then every atom again, each
+        // where it is now.
+        for &i in from {
+            self.all.take(i as u32);
+        }
         let mut out = Vec::new();
         // Most atoms of the 27 cells are beyond any bound: judged by distance first, the
         // pair's own bound and bonds only for the few within the largest.
         let reach2 = (self.reach + skin + 1e-9).powi(2);
-        each_pair(&self.listed, &self.all, positions, listed, |i, p, j, q| {
+        each_pair(&self.listed, &self.all, positions, |i, p, j, q| {
             let d2 = distance2(p, q);
             if d2 >= reach2 || near[i].binary_search(&j).is_ok() {
                 return;
@@ -673,6 +677,9 @@ impl Space {
                 out.push((i as u32, j as u32, b));
             }
         });
+        for &i in from {
+            self.all.put(i as u32, positions[i]);
+        }
         out
     }
 }
