@@ -117,9 +117,12 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         .collect();
     let mut space = Space::new(chain);
     let region_list: Vec<usize> = (0..n).filter(|&i| region[i]).collect();
-    let contacts: Vec<(u32, u32, f64)> = space
-        .pairs(chain, &region_list, 0.0, &near, &bound)
-        .into_iter()
+    // The region's pairs within bound + skin: its contacts, and (below) the moving atoms' first
+    // pair list when they all lie in the region, as they do in a crowded chain.
+    let region_pairs = space.pairs(chain, &region_list, SKIN, &near, &bound);
+    let contacts: Vec<(u32, u32, f64)> = region_pairs
+        .iter()
+        .copied()
         .filter(|&(i, j, b)| distance(chain.positions[i as usize], chain.positions[j as usize]) < b)
         .collect();
     if contacts.is_empty() {
@@ -150,8 +153,21 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
             join(i as usize, j as usize);
         }
     }
-    // The same pairs are the first cluster's first pair list: no atom has moved since.
-    let moving_pairs = space.pairs(chain, &moving_list, SKIN, &near, &bound);
+    // The same pairs are the first cluster's first pair list: no atom has moved since. Those
+    // of the region's pairs with a moving atom (that one first) when every moving atom is in the
+    // region (each such pair is there once), else listed afresh.
+    let moving_pairs = if moving_list.iter().all(|&i| region[i]) {
+        region_pairs
+            .into_iter()
+            .filter_map(|(i, j, b)| match (moving[i as usize], moving[j as usize]) {
+                (true, _) => Some((i, j, b)),
+                (false, true) => Some((j, i, b)),
+                (false, false) => None,
+            })
+            .collect()
+    } else {
+        space.pairs(chain, &moving_list, SKIN, &near, &bound)
+    };
     for &(i, j, _) in &moving_pairs {
         if moving[j as usize] {
             join(i as usize, j as usize);
