@@ -25,7 +25,8 @@
 //! [`LAX_FRACTIONS`] of their distance in turn ([`LAX_DRAWS`] draws at each, most at the last,
 //! so that few crowded units end in a dead end) and torsions [`LAX_WIDEN`] times as far from their
 //! wells' centres, and [`super::relax`] moves such atoms apart after the walk. A unit after
-//! [`CROWDED_RUN`] crowded ones makes only [`SHORT_STRICT`] + [`SHORT_TURNED`] strict draws.
+//! [`CROWDED_RUN`] crowded ones makes only [`SHORT_STRICT`] + [`SHORT_TURNED`] strict draws, and
+//! its crowded draws at the two closest levels only.
 //! When no draw is free the walk steps back, one unit after a first dead end and twice as many after each further one at
 //! the same unit (at most [`MAX_STEP_BACK`]), and refuses with the reason once [`TRIAL_BUDGET`]
 //! draws per unit have been spent in all.
@@ -424,7 +425,10 @@ pub(super) fn grow(
         // After [`CROWDED_RUN`] units in a row that none of their strict draws could place,
         // the next unit makes only [`SHORT_STRICT`] and [`SHORT_TURNED`] of them before its
         // crowded draws: a monomer that crowded (PMMA: 193 of 200 units) otherwise spends 64
-        // draws a unit, and as many again at each dead end, on draws that hardly ever pass.
+        // draws a unit, and as many again at each dead end, on draws that hardly ever pass. Its
+        // crowded draws skip the two loosest levels too, where PMMA's pass 0.6 % and 1.5 % of the
+        // time (draws 6 200 -> 4 700 a chain, walk ~23 % and the chain ~14 % faster natively,
+        // its relaxation no slower).
         let run = (0..k)
             .rev()
             .zip(chain.crowded.iter().rev())
@@ -434,7 +438,7 @@ pub(super) fn grow(
             Box::new(
                 (0..SHORT_STRICT)
                     .chain(STRICT_TRIALS..STRICT_TRIALS + SHORT_TURNED)
-                    .chain(TURNED_TRIALS..TRIALS),
+                    .chain(TURNED_TRIALS + LAX_DRAWS[0] + LAX_DRAWS[1]..TRIALS),
             )
         } else {
             Box::new(0..TRIALS)
