@@ -204,7 +204,7 @@ fn coil_over_seeds(u: &Unit, n: usize) -> (f64, Vec<f64>) {
 /// Rg² spreads by 35–60 % of the mean; `coil::exponent_over_seeds`): over seeds 1–20, 21–40 and
 /// 41–60 polybutadiene reads 0.586, 0.407, 0.587 and PET 0.467, 0.456, 0.447, while over seeds
 /// 1–500 (`examples/coil_exponents.rs`, σ ≈ 0.01) every one of the 20 reads 0.505 (nylon-6) to
-/// 0.647 (polystyrene). So ν must lie within 2σ of [0.5, 0.65]: a collapse (ν → 1/3) or a rod
+/// 0.641 (polystyrene). So ν must lie within 2σ of [0.5, 0.65]: a collapse (ν → 1/3) or a rod
 /// (ν → 1) fails, a reading of 0.47 ± 0.06 does not.
 #[test]
 #[cfg_attr(
