@@ -39,6 +39,9 @@ const MAX_STEPS: usize = 3_000;
 /// ~24.5 -> ~19.9 ms, fewer lists outweighing longer ones; the same at 1.5 Å; the chains' angles
 /// moved as much (rms 2.3°).
 const SKIN: f64 = 1.0;
+/// The steps push and judge the listed pairs within bound + this (Å) only, picked again from the
+/// list as atoms move (see `minimise`): the list, at a 1 Å skin, holds ~2.5 times as many.
+const CLOSE: f64 = 0.25;
 /// Largest FIRE time step.
 const DT_MAX: f64 = 0.05;
 /// Bonds end within this (Å) of their lengths.
@@ -192,6 +195,7 @@ pub fn relax(chain: &mut Chain, graph: &Graph, control: &PackControl) -> Result<
         velocity: vec![[0.0; 3]; n],
         force: vec![[0.0; 3]; n],
         listed_at: vec![[0.0; 3]; n],
+        close_at: vec![[0.0; 3]; n],
     };
     let mut first_pairs = Some(moving_pairs);
     for cluster in &clusters {
@@ -231,6 +235,8 @@ struct Work {
     force: Vec<[f64; 3]>,
     /// Positions when the pairs were listed.
     listed_at: Vec<[f64; 3]>,
+    /// Positions when the close pairs were picked from the list.
+    close_at: Vec<[f64; 3]>,
 }
 
 /// Relaxes the atoms `list` (`work.mask`) until no pair from them is within its bound, the bonds
@@ -254,6 +260,7 @@ fn minimise(
         velocity,
         force,
         listed_at,
+        close_at,
     } = work;
     // Slices, not Vecs, in the loops below: at the package's opt-level "z" a Vec's index is a
     // call, a slice's is inline (the minimiser is the chain's hottest loop).
@@ -261,8 +268,10 @@ fn minimise(
     let velocity: &mut [[f64; 3]] = velocity;
     let force: &mut [[f64; 3]] = force;
     let listed_at: &mut [[f64; 3]] = listed_at;
+    let close_at: &mut [[f64; 3]] = close_at;
     let (bonds, springs) = held(chain, neighbours, rigid, mask, list);
     let mut listed: Vec<(u32, u32, f64)> = Vec::new();
+    let mut close: Vec<(u32, u32, f64)> = Vec::new();
     let mut fresh = true;
     for &i in list {
         velocity[i] = [0.0; 3];
@@ -275,16 +284,18 @@ fn minimise(
         // A pair left off the list (at bound + skin or more) can come within its bound only
         // once its two atoms have moved more than the skin between them: listed again when the
         // two largest moves since the listing add up to more (atoms outside `list` stay).
-        let stale = fresh || {
+        // The same for the close pairs (those of the list within bound + [`CLOSE`]), which
+        // the steps push and judge: made again from the list when two atoms' moves since add up
+        // to more than CLOSE less the push's margin.
+        let (stale, close_stale) = if fresh {
+            (true, true)
+        } else {
             let p: &[[f64; 3]] = &chain.positions;
-            let (mut first, mut second) = (0.0f64, 0.0f64);
-            for &i in list {
-                let d2 = distance2(p[i], listed_at[i]);
-                if d2 > second {
-                    (first, second) = if d2 > first { (d2, first) } else { (first, d2) };
-                }
-            }
-            first.sqrt() + second.sqrt() > SKIN
+            let (listing, closing) = (
+                two_largest(list, p, listed_at),
+                two_largest(list, p, close_at),
+            );
+            (listing > SKIN, closing > CLOSE - TARGET_MARGIN)
         };
         if stale {
             let p: &[[f64; 3]] = &chain.positions;
@@ -297,17 +308,27 @@ fn minimise(
             };
             fresh = false;
         }
+        if stale || close_stale {
+            let p: &[[f64; 3]] = &chain.positions;
+            for &i in list {
+                close_at[i] = p[i];
+            }
+            close.clear();
+            close.extend(listed.iter().copied().filter(|&(i, j, b)| {
+                distance2(p[i as usize], p[j as usize]) < (b + CLOSE) * (b + CLOSE)
+            }));
+        }
         let clear = |p: &[[f64; 3]]| {
             listed
                 .iter()
                 .all(|&(i, j, b)| distance(p[i as usize], p[j as usize]) >= b)
         };
         // Whether a pair is within its bound, and whether one is [`SNAP`] or more within it (the
-        // scan stops there), told by squares: this runs every step over every listed pair.
+        // scan stops there), told by squares: this runs every step over every close pair.
         let (within, deep) = {
             let p: &[[f64; 3]] = &chain.positions;
             let mut within = false;
-            let deep = listed.iter().any(|&(i, j, b)| {
+            let deep = close.iter().any(|&(i, j, b)| {
                 let r2 = distance2(p[i as usize], p[j as usize]);
                 if r2 >= b * b {
                     return false;
@@ -330,7 +351,7 @@ fn minimise(
             let sweeps = if within { SWEEPS } else { 1 };
             for _ in 0..sweeps {
                 if within {
-                    separate(&mut chain.positions, &listed, mask);
+                    separate(&mut chain.positions, &close, mask);
                 }
                 project(&mut chain.positions, &bonds, mask);
             }
@@ -363,7 +384,7 @@ fn minimise(
         for (s, k) in &springs {
             pull(p, force, s.i as usize, s.j as usize, s.length, *k, false);
         }
-        for &(i, j, b) in &listed {
+        for &(i, j, b) in &close {
             pull(
                 p,
                 force,
@@ -418,6 +439,18 @@ fn minimise(
     Err(Stop::Failed(format!(
         "Could not move the crowded units of the chain apart within {MAX_STEPS} steps; try another seed or fewer units."
     )))
+}
+
+/// The two largest moves (Å) of the atoms `list` from `then` to `now`, added.
+fn two_largest(list: &[usize], now: &[[f64; 3]], then: &[[f64; 3]]) -> f64 {
+    let (mut first, mut second) = (0.0f64, 0.0f64);
+    for &i in list {
+        let d2 = distance2(now[i], then[i]);
+        if d2 > second {
+            (first, second) = if d2 > first { (d2, first) } else { (first, d2) };
+        }
+    }
+    first.sqrt() + second.sqrt()
 }
 
 /// The squared distance (Å²): for comparisons made every step, without a root.
