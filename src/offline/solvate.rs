@@ -12,7 +12,7 @@ use super::here::{fits, Place};
 use super::liquid_box::AVOGADRO_PER_A3;
 use super::molecule::read_molecule;
 use super::packing::{self, CommonArgs};
-use crate::chem::elements::vdw_radius;
+use crate::chem::elements::{vdw_radius, DEFAULT_VDW_RADIUS};
 use crate::contract::structure::Structure;
 use crate::pack::{PackControl, Species};
 use crate::wire::caps::MAX_ATOMS;
@@ -174,7 +174,7 @@ fn exclusion_radii(document: &Structure) -> impl Iterator<Item = f64> + '_ {
     document
         .elements
         .iter()
-        .map(|&z| vdw_radius(z).unwrap_or(2.0))
+        .map(|&z| vdw_radius(z).unwrap_or(DEFAULT_VDW_RADIUS))
 }
 
 /// Å³ of a sphere of radius `r` Å.

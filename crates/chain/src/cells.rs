@@ -5,8 +5,9 @@
 /// The cell of `p` (Å) in cells of width `cell` (Å).
 #[inline(always)]
 fn cell_key(p: [f64; 3], cell: f64) -> [i32; 3] {
-    // Written out: in wasm at opt-level "z" an array's `map` and `==` are calls (`==` a
-    // memcmp), and these run for every atom of every cell looked at.
+    // Written out: at opt-level "z" (the package's, where this code was built before it had a
+    // crate of its own) an array's `map` and `==` are calls, and these run for every atom of
+    // every cell looked at.
     [
         (p[0] / cell).floor() as i32,
         (p[1] / cell).floor() as i32,
@@ -164,9 +165,8 @@ impl Grid {
 }
 
 /// Atoms sorted by the slot of their cell (a counting sort), with their cells and positions in the
-/// same order: made afresh from all positions for each look-up pass, which then reads each slot's
-/// atoms from consecutive memory. The relaxation lists its pairs with it, each time from every
-/// atom's new place.
+/// same order: made afresh from the atoms asked for, where they are, for each look-up pass, which
+/// then reads each slot's atoms from consecutive memory. The relaxation lists its pairs from it.
 pub(super) struct Filed {
     cell: f64,
     mask: usize,
@@ -177,8 +177,8 @@ pub(super) struct Filed {
     /// Parallel to `atom`: its cell and its position.
     key: Vec<[i32; 3]>,
     at: Vec<[f64; 3]>,
-    /// Per atom filed (in the order given): its slot, while filing.
-    slot: Vec<u32>,
+    /// Per atom filed (in the order given): its cell and slot, while filing.
+    filing: Vec<([i32; 3], u32)>,
 }
 
 impl Filed {
@@ -191,7 +191,7 @@ impl Filed {
             atom: Vec::new(),
             key: Vec::new(),
             at: Vec::new(),
-            slot: Vec::new(),
+            filing: Vec::new(),
         }
     }
 
@@ -202,10 +202,11 @@ impl Filed {
         self.mask = slots - 1;
         self.start.clear();
         self.start.resize(slots + 1, 0);
-        self.slot.clear();
+        self.filing.clear();
         for &i in atoms {
-            let s = slot_of(cell_key(positions[i], self.cell), self.mask);
-            self.slot.push(s as u32);
+            let key = cell_key(positions[i], self.cell);
+            let s = slot_of(key, self.mask);
+            self.filing.push((key, s as u32));
             self.start[s + 1] += 1;
         }
         for s in 0..slots {
@@ -220,12 +221,11 @@ impl Filed {
         self.at.resize(n, [0.0; 3]);
         // Where the next atom of each slot goes: the slot's start, moved along as it fills.
         let mut next = self.start[..slots].to_vec();
-        for (x, &i) in atoms.iter().enumerate() {
-            let s = self.slot[x] as usize;
-            let at = next[s] as usize;
-            next[s] += 1;
+        for (&i, &(key, s)) in atoms.iter().zip(&self.filing) {
+            let at = next[s as usize] as usize;
+            next[s as usize] += 1;
             self.atom[at] = i as u32;
-            self.key[at] = cell_key(positions[i], self.cell);
+            self.key[at] = key;
             self.at[at] = positions[i];
         }
     }
@@ -234,20 +234,26 @@ impl Filed {
     #[inline(always)]
     pub(super) fn each_near(&self, p: [f64; 3], mut f: impl FnMut(usize, [f64; 3])) {
         let c = cell_key(p, self.cell);
-        let (start, atom, key, at) = (&self.start[..], &self.atom[..], &self.key[..], &self.at[..]);
         let mut cell = 0;
         while cell < 27 {
-            let want = around(c, cell);
+            self.each_in(around(c, cell), &mut f);
             cell += 1;
-            let s = slot_of(want, self.mask);
-            let mut x = start[s] as usize;
-            let end = start[s + 1] as usize;
-            while x < end {
-                if same_cell(key[x], want) {
-                    f(atom[x] as usize, at[x]);
-                }
-                x += 1;
+        }
+    }
+
+    /// Calls `f` with each filed atom of cell `want`, and its position.
+    #[inline(always)]
+    fn each_in(&self, want: [i32; 3], mut f: impl FnMut(usize, [f64; 3])) {
+        if self.atom.is_empty() {
+            return;
+        }
+        let t = slot_of(want, self.mask);
+        let (mut y, stop) = (self.start[t] as usize, self.start[t + 1] as usize);
+        while y < stop {
+            if same_cell(self.key[y], want) {
+                f(self.atom[y] as usize, self.at[y]);
             }
+            y += 1;
         }
     }
 }
@@ -306,24 +312,6 @@ pub(super) fn each_pair(
                     f(i, p, j, q);
                 }
             }
-        }
-    }
-}
-
-impl Filed {
-    /// Calls `f` with each filed atom of cell `want`, and its position.
-    #[inline(always)]
-    fn each_in(&self, want: [i32; 3], mut f: impl FnMut(usize, [f64; 3])) {
-        if self.atom.is_empty() {
-            return;
-        }
-        let t = slot_of(want, self.mask);
-        let (mut y, stop) = (self.start[t] as usize, self.start[t + 1] as usize);
-        while y < stop {
-            if same_cell(self.key[y], want) {
-                f(self.atom[y] as usize, self.at[y]);
-            }
-            y += 1;
         }
     }
 }

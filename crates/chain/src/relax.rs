@@ -262,8 +262,8 @@ fn minimise(
         listed_at,
         close_at,
     } = work;
-    // Slices, not Vecs, in the loops below: at the package's opt-level "z" a Vec's index is a
-    // call, a slice's is inline (the minimiser is the chain's hottest loop).
+    // Slices, not Vecs, in the loops below: at opt-level "z", the package's, where this code was
+    // built before it had a crate of its own, a Vec's index is a call, a slice's is inline.
     let mask: &[bool] = mask;
     let velocity: &mut [[f64; 3]] = velocity;
     let force: &mut [[f64; 3]] = force;

@@ -40,7 +40,7 @@ use super::cells::Grid;
 use super::geometry::{align, axis_angle, dihedral, normalised, sub};
 use super::unit::Monomer;
 use crate::stop::Stop;
-use megane_elements::vdw_radius;
+use megane_elements::{vdw_radius, DEFAULT_VDW_RADIUS};
 use megane_pack::rigid::{cross, dot, mat_mul, mat_vec, Mat3, Rng, IDENTITY};
 use megane_pack::PackControl;
 
@@ -67,7 +67,8 @@ pub const LAX_FRACTIONS: [f64; 4] = [0.66, 0.6, 0.5, 0.35];
 /// most at the last. A crowded unit that no draw places is a dead end, and each costs a step back
 /// and the draws of the units it removes again. PMMA's draws pass at these levels 0.6 %, 1.5 %,
 /// 7 % and 20 % of the time; at four draws a level, 28 % of its units met a dead end (366 units
-/// removed per 200-unit chain, 24 700 draws); at these, 109 and 11 000.
+/// removed per 200-unit chain, 24 700 draws); at these (and a crowded run's shorter schedule,
+/// below), 104 and 4 700.
 pub const LAX_DRAWS: [usize; 4] = [2, 2, 4, 8];
 const _: () =
     assert!(LAX_DRAWS[0] + LAX_DRAWS[1] + LAX_DRAWS[2] + LAX_DRAWS[3] == TRIALS - TURNED_TRIALS);
@@ -112,7 +113,7 @@ pub fn contact_bound(a: u8, b: u8, bonds_apart: u32) -> f64 {
     if bonds_apart <= 2 {
         return 0.0;
     }
-    let radii = vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0);
+    let radii = vdw_sum(a, b);
     let heavy = if a > 1 && b > 1 { HEAVY_MIN } else { 0.0 };
     (CONTACT_FRACTION * radii).max(heavy)
 }
@@ -121,14 +122,20 @@ pub fn contact_bound(a: u8, b: u8, bonds_apart: u32) -> f64 {
 /// [`LOCAL_UNITS`] apart, which the walk keeps when it places a unit: [`EXCLUDED_FRACTION`] × the
 /// sum of their van der Waals radii, and never less than [`contact_bound`].
 pub fn excluded_distance(a: u8, b: u8) -> f64 {
-    let radii = vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0);
+    let radii = vdw_sum(a, b);
     (EXCLUDED_FRACTION * radii).max(contact_bound(a, b, 3))
 }
 
 /// The walk's own allowance at crowding level `level` (1–4) for pairs of units within
 /// [`LOCAL_UNITS`].
 fn lax_bound(a: u8, b: u8, level: usize) -> f64 {
-    LAX_FRACTIONS[level - 1] * (vdw_radius(a).unwrap_or(2.0) + vdw_radius(b).unwrap_or(2.0))
+    LAX_FRACTIONS[level - 1] * vdw_sum(a, b)
+}
+
+/// The sum (Å) of the van der Waals radii of atomic numbers `a` and `b` (the table's default for
+/// an atomic number beyond it).
+fn vdw_sum(a: u8, b: u8) -> f64 {
+    vdw_radius(a).unwrap_or(DEFAULT_VDW_RADIUS) + vdw_radius(b).unwrap_or(DEFAULT_VDW_RADIUS)
 }
 
 /// The crowding level (1–4, an index into [`LAX_FRACTIONS`] + 1) of a unit's `draw`-th crowded
