@@ -8,8 +8,9 @@
 //! single-threaded one, and two threads barely faster. Run on a pool thread, the packer's parallel
 //! steps are split within the pool. The caller's progress callback need not be `Sync` (a
 //! JavaScript function is bound to its thread), so the packer on the pool sends its reports over a
-//! channel and this thread passes them on, every one and in order; cancellation is the caller's
-//! atomic flag, as before.
+//! channel and this thread passes them on, every one and in order, and the packer waits for each
+//! to be passed on before it goes on: a cancel the callback sets (the caller's atomic flag, as
+//! before) is seen at the packer's next check, as when the packer called the callback itself.
 //!
 //! Single-threaded builds (the page package) and callers already on the pool (a test's
 //! `ThreadPool::install`) run the job where they are.
@@ -17,8 +18,8 @@
 use crate::PackControl;
 
 /// Runs `job` with a control that has the caller's cancel flag and passes its progress reports
-/// to `control.progress` on this thread, each of them, in order (a little later than they are
-/// made: a cancel the callback sets reaches the job at its next check after that).
+/// to `control.progress` on this thread, each of them, in order. The job's report returns when the
+/// callback has returned, so a cancel the callback sets reaches the job at its next check.
 #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {
@@ -33,12 +34,20 @@ pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R +
     let (cancel, reported) = (control.cancel, control.progress.is_some());
     let mut result = None;
     rayon::in_place_scope(|scope| {
+        // One `()` per report passed on: the job waits for it. Made here so that it is dropped
+        // when this thread unwinds (a panicking callback), which frees a waiting job.
+        let (passed_on, wait_passed_on) = std::sync::mpsc::channel::<()>();
         // The sender goes with the job and is dropped when it ends, returning or unwinding: the
         // loop below then ends (and the scope passes a panic on).
         scope.spawn(move |_| {
             let report = |fraction: f64, message: &str| {
-                // The receiver lives until the job has ended: a send cannot fail.
-                let _ = send.send(Sent::Report(fraction, message.to_owned()));
+                // A send fails only once this thread has unwound: then there is no one to wait for.
+                if send
+                    .send(Sent::Report(fraction, message.to_owned()))
+                    .is_ok()
+                {
+                    let _ = wait_passed_on.recv();
+                }
             };
             let done = job(&PackControl {
                 cancel,
@@ -52,6 +61,7 @@ pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R +
                     if let Some(progress) = control.progress {
                         progress(fraction, &message);
                     }
+                    let _ = passed_on.send(());
                 }
                 Sent::Done(done) => result = Some(done),
             }
@@ -119,6 +129,48 @@ mod tests {
             })
         });
         assert!(stopped);
+    }
+
+    #[test]
+    fn a_report_returns_after_this_threads_callback_so_its_cancel_is_seen_at_once() {
+        let cancel = AtomicBool::new(false);
+        let progress = |_: f64, message: &str| {
+            // Slow, as a busy machine can make it.
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            if message == "stop" {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        };
+        let control = PackControl {
+            cancel: Some(&cancel),
+            progress: Some(&progress),
+        };
+        let seen = run(&control, |c| {
+            let flag = c.cancel.unwrap();
+            (c.progress.unwrap())(0.0, "go on");
+            let before = flag.load(Ordering::Relaxed);
+            (c.progress.unwrap())(0.5, "stop");
+            (before, flag.load(Ordering::Relaxed))
+        });
+        assert_eq!(seen, (false, true));
+    }
+
+    #[test]
+    fn a_panicking_callback_passes_its_panic_on_instead_of_hanging() {
+        let progress = |_: f64, _: &str| panic!("callback");
+        let control = PackControl {
+            cancel: None,
+            progress: Some(&progress),
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run(&control, |c| {
+                for _ in 0..3 {
+                    (c.progress.unwrap())(0.0, "working");
+                }
+                7
+            })
+        }));
+        assert!(outcome.is_err());
     }
 
     #[test]
