@@ -84,6 +84,10 @@ UNITS = [
      "2-hydroxyethyl 4-formylbenzoate: -O-CH2-CH2-O-C(=O)-C6H4-C(=O)- (ester junctions; no hydrogen to choose at either end, so every torsion but the junction's is the unit's own: a stiff chain)"),
     ("pc", "[OH:1]c1ccc(cc1)C(C)(C)c1ccc(cc1)O[CH:2]=O", "extra",
      "bisphenol A formate, head the phenol O, tail the formate C: -O-C6H4-C(CH3)2-C6H4-O-C(=O)- (carbonate junctions)"),
+    ("pams", "[CH3:1][CH:2](C)c1ccccc1", "extra", "cumene: -CH2-C(CH3)(C6H5)- (poly(alpha-methylstyrene))"),
+    ("ptbma", "[CH3:1][CH:2](C)C(=O)OC(C)(C)C", "extra", "tert-butyl isobutyrate: -CH2-C(CH3)(COOC(CH3)3)-"),
+    ("ppo-dimethyl", "[OH:2]c1c(C)c[cH:1]cc1C", "extra",
+     "2,6-dimethylphenol, head the para CH, tail O: -C6H2(CH3)2-O- (poly(2,6-dimethyl-1,4-phenylene oxide), a diaryl ether)"),
 ]
 
 

@@ -183,6 +183,19 @@ fn units_with_other_junction_kinds_build_too() {
     check_builds("extra", &[50], 1..=2);
 }
 
+/// The same units at 200, among them the crowded ones whose walks used to wall themselves in
+/// (poly(alpha-methylstyrene), poly(tert-butyl methacrylate)) and a diaryl ether whose junctions
+/// held planar made a flat chain that met itself within a few units (poly(2,6-dimethyl-1,4-phenylene
+/// oxide)).
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "heavy: run optimised, cargo test --profile coil --test polymer (scripts/test.sh)"
+)]
+fn units_with_other_junction_kinds_build_at_200_units() {
+    check_builds("extra", &[200], 1..=3);
+}
+
 /// Over seeds 1–20 at `n` units: the mean R²/((N − 1) b²) and each chain's squared radius of
 /// gyration (Å²).
 fn coil_over_seeds(u: &Unit, n: usize) -> (f64, Vec<f64>) {
@@ -312,7 +325,7 @@ fn torsion(p: &[[f64; 3]], a: usize, b: usize, c: usize, d: usize) -> f64 {
 
 /// Junction torsions in their wells, not an extended zig-zag: polyethylene's C–C junctions trans
 /// or gauche± ± 15° (a good share gauche), nylon-6's amide junctions planar trans ± 20°
-/// (Cα–C(=O)–N–Cα), measured between the backbone neighbours of the junction atoms. A unit placed
+/// (Cα–C(=O)–N–Cα), a diaryl ether's rings twisted out of the plane, measured between the backbone neighbours of the junction atoms. A unit placed
 /// in a crowded draw may be twice as far from its well's centre and its neighbourhood relaxed
 /// after the walk, so at least 90 % of the junctions, not all, are asserted in the wells.
 #[test]
@@ -374,6 +387,27 @@ fn junction_torsions_sit_in_their_wells() {
     assert!(
         inside as f64 >= 0.9 * junctions.len() as f64,
         "{inside} amide junctions trans"
+    );
+    // A diaryl ether: the ring across each junction stands out of the C–O–C plane (90° ± 50°
+    // from it, either way; in the plane, as an aryl–aryl or vinyl junction is held, the chain is
+    // flat and meets itself).
+    let ppo = build(&unit("ppo-dimethyl"), 200, 2).unwrap();
+    let junctions = ppo.junctions();
+    let mut out_of_plane = 0;
+    for &(t, h) in &junctions {
+        let phi = torsion(
+            &ppo.positions,
+            backbone(&ppo, t, h),
+            t,
+            h,
+            backbone(&ppo, h, t),
+        );
+        out_of_plane += usize::from(off(phi.abs(), 90.0) <= 50.5);
+    }
+    assert!(
+        out_of_plane as f64 >= 0.9 * junctions.len() as f64,
+        "{out_of_plane} of {} diaryl ether junctions out of plane",
+        junctions.len()
     );
 }
 

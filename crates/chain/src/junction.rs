@@ -277,6 +277,12 @@ pub enum Torsion {
     /// Two conjugated ends otherwise (aryl–aryl, diene, aryl ether, aryl ketone): planar, s-trans
     /// and s-cis equally, ± 20°.
     Planar,
+    /// A lone-pair atom (O, N, S) conjugated on both sides, bridging to an sp2 end: a diaryl
+    /// ether, sulfide or amine. Its two rings cannot both lie in the C–X–C plane (their ortho
+    /// hydrogens, or a 2,6-dimethylphenylene's methyls, meet): diphenyl ether's turn some 40° each
+    /// way, and with the unit's own side in the plane, as a phenol's conformer holds it, the ring
+    /// across the junction stands across it. So out of the plane, either way: 90° ± 50°.
+    Twisted,
     /// A silicon or an sp carbon end: rotation about Si–O and Si–C is nearly free (barriers below
     /// 2 kcal/mol) and about a linear end meaningless, so any torsion, uniformly.
     Free,
@@ -285,6 +291,8 @@ pub enum Torsion {
 impl Torsion {
     /// The junction kind of ends of classes `a` and `b` (`a_sp2` and `b_sp2`: whether the end is an
     /// sp2 atom).
+    /// A [`Torsion::Planar`] junction whose lone-pair end is conjugated on its own side too is
+    /// [`Torsion::Twisted`]: see [`Torsion::bridged`].
     pub fn of(a: Class, b: Class) -> Torsion {
         use Class::*;
         let sp2 = |k: Class| matches!(k, C2 | C2x);
@@ -299,6 +307,16 @@ impl Torsion {
             Torsion::Allylic
         } else {
             Torsion::Staggered
+        }
+    }
+
+    /// The kind of a junction of ends of classes `a` and `b` where `bridged` tells whether a
+    /// lone-pair end's neighbour in its own unit is an sp2 or sp atom (a diaryl ether's O).
+    pub fn bridged(a: Class, b: Class, bridged: bool) -> Torsion {
+        let lone_pair = |k: Class| matches!(k, Class::N3c | Class::O3c | Class::S3c);
+        match Torsion::of(a, b) {
+            Torsion::Planar if bridged && (lone_pair(a) || lone_pair(b)) => Torsion::Twisted,
+            kind => kind,
         }
     }
 
@@ -326,12 +344,14 @@ impl Torsion {
         const AMIDE_ESTER: [Well; 1] = [well(0.0, 20.0, 1.0)];
         const PLANAR: [Well; 2] = [well(180.0, 20.0, 1.0), well(0.0, 20.0, 1.0)];
         const FREE: [Well; 1] = [well(0.0, 180.0, 1.0)];
+        const TWISTED: [Well; 2] = [well(90.0, 50.0, 1.0), well(-90.0, 50.0, 1.0)];
         match self {
             Torsion::Staggered => &STAGGERED,
             Torsion::Allylic => &ALLYLIC,
             Torsion::AmideEster => &AMIDE_ESTER,
             Torsion::Planar => &PLANAR,
             Torsion::Free => &FREE,
+            Torsion::Twisted => &TWISTED,
         }
     }
 
@@ -374,6 +394,10 @@ mod tests {
         assert_eq!(Torsion::of(O3c, C2x), Torsion::AmideEster);
         assert_eq!(Torsion::of(C2, O3c), Torsion::Planar);
         assert_eq!(Torsion::of(C2, C2), Torsion::Planar);
+        assert_eq!(Torsion::bridged(O3c, C2, true), Torsion::Twisted);
+        assert_eq!(Torsion::bridged(O3c, C2, false), Torsion::Planar);
+        assert_eq!(Torsion::bridged(C2, C2, true), Torsion::Planar);
+        assert_eq!(Torsion::bridged(C2x, O3c, true), Torsion::AmideEster);
         assert_eq!(Torsion::of(C2, C3), Torsion::Allylic);
         assert_eq!(Torsion::of(Si3, O3), Torsion::Free);
     }

@@ -179,6 +179,11 @@ impl Monomer {
         let tail_angle = bond_angle(&graph, &tail_end, &head_end, tail_next);
         let head_angle = bond_angle(&graph, &head_end, &tail_end, head_next);
         let mirror = !has_stereocentre(&graph);
+        // A lone-pair end whose neighbour in its own unit is conjugated too (a diaryl ether's O).
+        let lone_pair_bridge = |end: usize, next: usize| {
+            matches!(graph.elements[end], 7 | 8 | 16) && graph.hybridisation(next) < 3
+        };
+        let bridged = lone_pair_bridge(tail, tail_next) || lone_pair_bridge(head, head_next);
         let side_groups = if n <= MAX_TURNING_ATOMS {
             side_groups(&graph, &molecule.bond_orders, &molecule.bonds, head, tail)
         } else {
@@ -204,7 +209,7 @@ impl Monomer {
             mirror,
             mirrored,
             bond_length: bond_length(&graph, &tail_end, &head_end),
-            torsion: Torsion::of(classes.0, classes.1),
+            torsion: Torsion::bridged(classes.0, classes.1, bridged),
             classes,
             molecule,
             graph,
