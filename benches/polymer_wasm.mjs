@@ -4,7 +4,8 @@
 // of REPEAT calls with seeds 1…REPEAT (each a different chain), and how many were refused. With several packages (e.g. this
 // branch's and main's), the calls alternate between them, case by case, so both see the same load.
 // Usage: node benches/polymer_wasm.mjs [REPEAT] [PKG_DIR,…]   (default 9, pkg). Needs pkg/
-// (THREADS=0 bash scripts/build.sh). Prints one JSON line per package and case.
+// (THREADS=0 bash scripts/build.sh). Prints one JSON line per package and case. Env: POLYMER_WASM_CASES=a,b
+// (only those cases), POLYMER_WASM_SET=extra (the fixture units of set "extra" instead).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join, resolve } from "node:path";
@@ -13,6 +14,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repeat = Number(process.argv[2] ?? 9);
 const dirs = (process.argv[3] ?? "pkg").split(",");
 const only = process.env.POLYMER_WASM_CASES?.split(",");
+// POLYMER_WASM_SET=extra: the fixture units of set "extra" instead of the issue's 20.
+const set = process.env.POLYMER_WASM_SET ?? "issue";
 
 const packages = [];
 for (const dir of dirs) {
@@ -28,7 +31,7 @@ for (const name of ["ethylene", "styrene"]) {
   cases.push([name, { monomer: { name, molblock }, head: 0, tail: 1 }]);
 }
 const index = JSON.parse(readFileSync(join(ROOT, "tests", "fixtures", "monomers", "monomers.json"), "utf8"));
-for (const u of index.units.filter((u) => u.set === "issue")) {
+for (const u of index.units.filter((u) => u.set === set)) {
   const molblock = readFileSync(join(ROOT, "tests", "fixtures", "monomers", u.file), "utf8");
   cases.push([u.name, { monomer: { name: u.name, molblock }, head: u.head, tail: u.tail }]);
 }
