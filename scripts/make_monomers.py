@@ -88,6 +88,9 @@ UNITS = [
     ("ptbma", "[CH3:1][CH:2](C)C(=O)OC(C)(C)C", "extra", "tert-butyl isobutyrate: -CH2-C(CH3)(COOC(CH3)3)-"),
     ("ppo-dimethyl", "[OH:2]c1c(C)c[cH:1]cc1C", "extra",
      "2,6-dimethylphenol, head the para CH, tail O: -C6H2(CH3)2-O- (poly(2,6-dimethyl-1,4-phenylene oxide), a diaryl ether)"),
+    ("nylon-66", "[NH2:1]CCCCCCNC(=O)CCCC[CH:2]=O", "extra",
+     "N-(6-aminohexyl)-5-formylpentanamide, the hexamethylenediamine-adipic unit, head the amine N, tail the aldehyde C: "
+     "-NH-(CH2)6-NH-C(=O)-(CH2)4-C(=O)- (amide junctions; a long unit, embedded all-trans)"),
 ]
 
 

@@ -18,6 +18,28 @@ pub struct SideGroup {
     pub atoms: Vec<usize>,
 }
 
+/// A single bond of the unit's backbone (the way from head to tail) between two inner atoms
+/// (neither the head nor the tail), both sp3 C, N, O or S and not in a ring: its torsion is the
+/// chain's, as a junction's is, so each draw takes it from the staggered wells
+/// ([`Torsion::Staggered`]) rather than from the one conformer the unit was made in. A long unit
+/// (nylon-6,6's twelve backbone atoms, embedded all-trans) is otherwise a rigid rod, and so is
+/// its chain. A unit whose head and tail are at most two bonds apart (a vinyl unit, PEO's) has
+/// none.
+#[derive(Debug, Clone)]
+pub struct BackboneBond {
+    /// The atom nearer the head.
+    pub near: usize,
+    /// The near atom's backbone neighbour toward the head (the torsion's first atom).
+    pub before: usize,
+    /// The atom nearer the tail.
+    pub far: usize,
+    /// The far atom's backbone neighbour toward the tail (the torsion's last atom).
+    pub after: usize,
+    /// The atoms beyond the bond on the tail's side (the far atom, the tail and all else there):
+    /// they turn.
+    pub atoms: Vec<usize>,
+}
+
 /// Largest monomer whose side groups turn (its n × n bond counts are kept).
 const MAX_TURNING_ATOMS: usize = 200;
 
@@ -75,7 +97,10 @@ pub struct Monomer {
     pub mirrored: Vec<[f64; 3]>,
     /// Side groups that may turn in a crowded draw, outermost first.
     pub side_groups: Vec<SideGroup>,
-    /// Bonds between every two atoms (n × n, saturating at 255), when there are side groups.
+    /// Inner backbone bonds whose torsions every draw takes from their wells, head side first.
+    pub backbone_bonds: Vec<BackboneBond>,
+    /// Bonds between every two atoms (n × n, saturating at 255), when there are side groups or
+    /// backbone bonds.
     pub apart: Vec<u8>,
     /// Bonds from the head atom to each atom (`u32::MAX` when unconnected).
     pub from_head: Vec<u32>,
@@ -189,7 +214,18 @@ impl Monomer {
         } else {
             Vec::new()
         };
-        let apart = if side_groups.is_empty() {
+        let backbone_bonds = if n <= MAX_TURNING_ATOMS {
+            backbone_bonds(
+                &graph,
+                &molecule.bond_orders,
+                &molecule.bonds,
+                head,
+                &from_tail,
+            )
+        } else {
+            Vec::new()
+        };
+        let apart = if side_groups.is_empty() && backbone_bonds.is_empty() {
             Vec::new()
         } else {
             (0..n)
@@ -205,6 +241,7 @@ impl Monomer {
             .collect();
         Ok(Monomer {
             side_groups,
+            backbone_bonds,
             apart,
             mirror,
             mirrored,
@@ -337,6 +374,63 @@ fn side_groups(
     out
 }
 
+/// The unit's inner backbone bonds ([`BackboneBond`]), head side first. `from_tail`: bonds from
+/// the tail to each atom.
+fn backbone_bonds(
+    graph: &Graph,
+    orders: &[u8],
+    bonds: &[[u32; 2]],
+    head: usize,
+    from_tail: &[u32],
+) -> Vec<BackboneBond> {
+    // The way from head to tail (the lowest index where two are as short).
+    let mut way = vec![head];
+    while from_tail[*way.last().expect("starts with the head")] > 0 {
+        let x = *way.last().expect("not empty");
+        let next = graph.neighbours[x]
+            .iter()
+            .map(|&(y, _)| y)
+            .filter(|&y| from_tail[y] + 1 == from_tail[x])
+            .min()
+            .expect("connected");
+        way.push(next);
+    }
+    let single = |a: usize, b: usize| {
+        bonds.iter().zip(orders).any(|(&[i, j], &o)| {
+            o == 1 && ((i as usize, j as usize) == (a, b) || (i as usize, j as usize) == (b, a))
+        })
+    };
+    let turns =
+        |x: usize| matches!(graph.elements[x], 6 | 7 | 8 | 16) && graph.hybridisation(x) == 3;
+    let mut out = Vec::new();
+    // Bonds way[i]–way[i + 1] with neither end the head (i = 0) nor the tail (i + 1 = last).
+    for i in 1..way.len().saturating_sub(2) {
+        let (near, far) = (way[i], way[i + 1]);
+        if !single(near, far) || !turns(near) || !turns(far) || graph.in_ring(near, far) {
+            continue;
+        }
+        let mut atoms = vec![far];
+        let mut k = 0;
+        while k < atoms.len() {
+            let x = atoms[k];
+            for &(y, _) in &graph.neighbours[x] {
+                if (x, y) != (far, near) && !atoms.contains(&y) {
+                    atoms.push(y);
+                }
+            }
+            k += 1;
+        }
+        out.push(BackboneBond {
+            near,
+            before: way[i - 1],
+            far,
+            after: way[i + 2],
+            atoms,
+        });
+    }
+    out
+}
+
 /// Bonds from `start` to every atom (breadth-first; `u32::MAX` when unconnected).
 fn bond_distances(graph: &Graph, start: usize) -> Vec<u32> {
     let mut d = vec![u32::MAX; graph.elements.len()];
@@ -409,6 +503,37 @@ mod tests {
 
     fn graph(elements: &[u8], bonds: &[[u32; 2]]) -> Graph {
         Graph::new(elements, bonds, &vec![1; bonds.len()])
+    }
+
+    #[test]
+    fn inner_backbone_bonds_turn_and_the_ends_do_not() {
+        // Butane-1-ol as a unit with its head on C1 (0) and tail on O (4): backbone C1-C2-C3-C4-O;
+        // inner bonds C2-C3 and C3-C4; C1-C2 and C4-O touch the ends. A methyl on C3 (5) is no
+        // part of the backbone.
+        let elements = [6, 6, 6, 6, 8, 6];
+        let bonds = [[0, 1], [1, 2], [2, 3], [3, 4], [2, 5]];
+        let g = graph(&elements, &bonds);
+        let from_tail = bond_distances(&g, 4);
+        let found = backbone_bonds(&g, &[1; 5], &bonds, 0, &from_tail);
+        let pairs: Vec<_> = found
+            .iter()
+            .map(|b| (b.before, b.near, b.far, b.after))
+            .collect();
+        assert_eq!(pairs, [(0, 1, 2, 3), (1, 2, 3, 4)]);
+        let mut beyond = found[0].atoms.clone();
+        beyond.sort_unstable();
+        assert_eq!(beyond, [2, 3, 4, 5]);
+        // Ethanol, head C, tail O (PEO's unit): both bonds touch an end.
+        let ethanol = graph(&[6, 6, 8], &[[0, 1], [1, 2]]);
+        let from_tail = bond_distances(&ethanol, 2);
+        assert!(backbone_bonds(&ethanol, &[1; 2], &[[0, 1], [1, 2]], 0, &from_tail).is_empty());
+        // A double bond inside the backbone does not turn.
+        let elements = [6, 6, 6, 6, 6];
+        let bonds = [[0, 1], [1, 2], [2, 3], [3, 4]];
+        let g = Graph::new(&elements, &bonds, &[1, 1, 2, 1]);
+        let from_tail = bond_distances(&g, 4);
+        let found = backbone_bonds(&g, &[1, 1, 2, 1], &bonds, 0, &from_tail);
+        assert!(found.is_empty(), "{found:?}");
     }
 
     #[test]

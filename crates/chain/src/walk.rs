@@ -10,7 +10,9 @@
 //! takes any of the staggered positions, and a centre made at a junction either hand), and, for a
 //! monomer without a stereocentre of its own, whether the unit is the monomer or its mirror image
 //! (atactic, as RadonPy's default; the torsions inside the unit then take either sign). Torsions
-//! inside a unit are otherwise the unit's own.
+//! inside a unit are otherwise the unit's own, but for the sp3 single bonds of its backbone between
+//! inner atoms ([`super::unit::BackboneBond`]), which every draw takes from the staggered wells as
+//! it does a junction's.
 //!
 //! Each unit gets up to [`TRIALS`] draws; the first that keeps every atom at [`contact_bound`]
 //! from the units near it along the chain and at [`excluded_distance`] (the repulsive core of the
@@ -40,6 +42,7 @@ use std::sync::atomic::Ordering;
 
 use super::cells::Grid;
 use super::geometry::{align, axis_angle, dihedral, normalised, sub};
+use super::junction::Torsion;
 use super::unit::Monomer;
 use crate::stop::Stop;
 use megane_elements::{vdw_radius, DEFAULT_VDW_RADIUS};
@@ -203,6 +206,9 @@ struct Placed {
     mirrored: bool,
     /// Rotation applied to the (possibly mirrored) template.
     rotation: Mat3,
+    /// For a monomer with backbone bonds (whose turns move its tail): the direction of the bond
+    /// to the next unit, as placed.
+    onward: Option<[f64; 3]>,
 }
 
 /// What the contact check needs of the monomer and the chain so far.
@@ -373,16 +379,80 @@ fn turn_side_groups(
     for (g, &angle) in monomer.side_groups.iter().zip(&scratch.angles) {
         scratch.before.copy_from_slice(p);
         turn_about(p, g, angle);
-        // Only pairs across the group's bond change.
-        scratch.moved.clear();
-        scratch.moved.resize(n, false);
-        for &a in &g.atoms[1..] {
-            scratch.moved[a] = true;
+        if clashes_across(
+            monomer,
+            p,
+            original,
+            bound2,
+            &g.atoms[1..],
+            &mut scratch.moved,
+        ) {
+            p.copy_from_slice(&scratch.before);
         }
-        let clashes = g.atoms[1..]
-            .iter()
-            .any(|&a| (0..n).any(|b| !scratch.moved[b] && too_close(p, a, b)));
-        if clashes {
+    }
+}
+
+/// Whether `moved` (atoms of `p` just turned together about one bond) came closer to an atom that
+/// did not move, more than three bonds away, than they were in `original` and than the bound
+/// (`bound2`, as [`turn_side_groups`]'): only pairs across the bond change. `mark`: a buffer.
+fn clashes_across(
+    monomer: &Monomer,
+    p: &[[f64; 3]],
+    original: &[[f64; 3]],
+    bound2: &[f64],
+    moved: &[usize],
+    mark: &mut Vec<bool>,
+) -> bool {
+    let n = p.len();
+    mark.clear();
+    mark.resize(n, false);
+    for &a in moved {
+        mark[a] = true;
+    }
+    moved.iter().any(|&a| {
+        (0..n).any(|b| {
+            if mark[b] || monomer.apart[a * n + b] <= 3 {
+                return false;
+            }
+            let (now, then) = (sub(p[a], p[b]), sub(original[a], original[b]));
+            dot(&now, &now) < dot(&then, &then).min(bound2[a * n + b])
+        })
+    })
+}
+
+/// Sets the torsion of each inner backbone bond of `p` ([`super::unit::BackboneBond`]) to one
+/// drawn from the staggered wells (two draws of `rng` per bond), head side first, turning the
+/// atoms beyond it; a turn that [`clashes_across`] is undone (the unit keeps its own torsion
+/// there). `original`, `bound2`: as [`turn_side_groups`]'.
+fn turn_backbone(
+    monomer: &Monomer,
+    p: &mut [[f64; 3]],
+    original: &[[f64; 3]],
+    bound2: &[f64],
+    rng: &mut Rng,
+    scratch: &mut TurnScratch,
+) {
+    for b in &monomer.backbone_bonds {
+        let wanted = Torsion::Staggered
+            .draw(rng.uniform(), rng.uniform(), 1.0)
+            .to_radians();
+        let now = dihedral(p[b.before], p[b.near], p[b.far], p[b.after]);
+        scratch.before.clear();
+        scratch.before.extend_from_slice(p);
+        let r = axis_angle(normalised(sub(p[b.far], p[b.near])), wanted - now);
+        let centre = p[b.far];
+        for &a in &b.atoms[1..] {
+            let v = mat_vec(&r, &sub(p[a], centre));
+            p[a] = [centre[0] + v[0], centre[1] + v[1], centre[2] + v[2]];
+        }
+        if clashes_across(
+            monomer,
+            p,
+            original,
+            bound2,
+            &b.atoms[1..],
+            &mut scratch.moved,
+        ) {
             p.copy_from_slice(&scratch.before);
         }
     }
@@ -436,7 +506,7 @@ pub(super) fn grow(
             })
             .collect()
     };
-    // The unit's own pairs, judged after its side groups turn (every draw).
+    // The unit's own pairs, judged after its backbone bonds and side groups turn.
     let own2: Vec<f64> = (0..n * n)
         .map(|k| contact_bound(template.elements[k / n], template.elements[k % n], 3).powi(2))
         .collect();
@@ -516,17 +586,19 @@ pub(super) fn grow(
             let (tail_h_prev, tail_twist) = previous
                 .tail_give
                 .expect("an inner unit gives up its tail H");
-            let direction = mat_vec(
-                &previous.rotation,
-                &bond_direction(
-                    monomer.positions(previous.mirrored),
-                    tail_h_prev,
-                    monomer.tail,
-                    monomer.tail_next,
-                    monomer.tail_angle,
-                    tail_twist,
-                ),
-            );
+            let direction = previous.onward.unwrap_or_else(|| {
+                mat_vec(
+                    &previous.rotation,
+                    &bond_direction(
+                        monomer.positions(previous.mirrored),
+                        tail_h_prev,
+                        monomer.tail,
+                        monomer.tail_next,
+                        monomer.tail_angle,
+                        tail_twist,
+                    ),
+                )
+            });
             let head_at = [0, 1, 2].map(|i| tail_at[i] + monomer.bond_length * direction[i]);
             (tail_at, reference_at, direction, head_at)
         });
@@ -574,6 +646,16 @@ pub(super) fn grow(
                 if let (Some((_, twist @ 1..)), Some(group)) = (give, group) {
                     turn_group(&mut turned, end, next, group, twist);
                 }
+            }
+            if !monomer.backbone_bonds.is_empty() {
+                turn_backbone(
+                    monomer,
+                    &mut turned,
+                    template_at,
+                    &own2,
+                    &mut rng,
+                    &mut turn_scratch,
+                );
             }
             if turn && !monomer.side_groups.is_empty() {
                 turn_side_groups(
@@ -635,11 +717,25 @@ pub(super) fn grow(
             if !judge.room_ahead(&chain, k, ahead, p0, &candidate, &rotation, lax) {
                 continue;
             }
-            accepted = Some((rotation, head_h, tail_give, mirrored, lax));
+            let onward = (!monomer.backbone_bonds.is_empty())
+                .then_some(tail_h)
+                .flatten()
+                .map(|h| {
+                    let d = bond_direction(
+                        p0,
+                        h,
+                        monomer.tail,
+                        monomer.tail_next,
+                        monomer.tail_angle,
+                        0,
+                    );
+                    mat_vec(&rotation, &d)
+                });
+            accepted = Some((rotation, head_h, tail_give, mirrored, lax, onward));
             break;
         }
         match accepted {
-            Some((rotation, head_h, tail_give, mirrored, lax)) => {
+            Some((rotation, head_h, tail_give, mirrored, lax, onward)) => {
                 let tail_h = tail_give.map(|g| g.0);
                 let start = chain.elements.len();
                 let mut index = vec![u32::MAX; n];
@@ -680,6 +776,7 @@ pub(super) fn grow(
                     tail_give,
                     mirrored,
                     rotation,
+                    onward,
                 });
                 if placed.len() > furthest {
                     furthest = placed.len();
