@@ -349,68 +349,40 @@ fn junction_torsions_sit_in_their_wells() {
             .find(|&y| chain.elements[y] == 6 && chain.residue[y] == chain.residue[atom])
             .unwrap()
     };
+    // Each junction's torsion (degrees) between the backbone neighbours of its atoms.
+    let junction_torsions = |name: &str| -> Vec<f64> {
+        let chain = build(&unit(name), 200, 2).unwrap();
+        let (p, b) = (&chain.positions, |a, o| backbone(&chain, a, o));
+        let junctions = chain.junctions();
+        junctions
+            .iter()
+            .map(|&(t, h)| torsion(p, b(t, h), t, h, b(h, t)))
+            .collect()
+    };
     let off = |phi: f64, centre: f64| ((phi - centre + 540.0).rem_euclid(360.0) - 180.0).abs();
-    let pe = build(&unit("polyethylene"), 200, 2).unwrap();
-    let junctions = pe.junctions();
-    let (mut inside, mut trans) = (0, 0);
-    for &(t, h) in &junctions {
-        let phi = torsion(
-            &pe.positions,
-            backbone(&pe, t, h),
-            t,
-            h,
-            backbone(&pe, h, t),
-        );
-        let nearest = [180.0, 60.0, -60.0]
-            .map(|c| off(phi, c))
-            .into_iter()
-            .fold(f64::MAX, f64::min);
-        inside += usize::from(nearest <= 15.5);
-        trans += usize::from(off(phi, 180.0) <= 15.5);
-    }
-    let n = junctions.len() as f64;
-    assert!(inside as f64 >= 0.9 * n, "{inside} of {n} in the wells");
+    let share = |phis: &[f64], within: &dyn Fn(f64) -> bool| {
+        phis.iter().filter(|&&phi| within(phi)).count() as f64 / phis.len() as f64
+    };
+    let pe = junction_torsions("polyethylene");
+    let inside = share(&pe, &|phi| {
+        [180.0, 60.0, -60.0].iter().any(|&c| off(phi, c) <= 15.5)
+    });
+    assert!(inside >= 0.9, "{inside:.2} in the wells");
     // Drawn trans half the time; gauche draws that bring two units too close are drawn again
     // (the pentane effect), so more than half end trans, and a good share gauche.
-    let share = trans as f64 / n;
-    assert!((0.45..=0.85).contains(&share), "trans {share:.2}");
-    let nylon = build(&unit("nylon-6"), 200, 2).unwrap();
-    let junctions = nylon.junctions();
-    let mut inside = 0;
-    for &(t, h) in &junctions {
-        let phi = torsion(
-            &nylon.positions,
-            backbone(&nylon, t, h),
-            t,
-            h,
-            backbone(&nylon, h, t),
-        );
-        inside += usize::from(off(phi, 180.0) <= 20.5);
-    }
-    assert!(
-        inside as f64 >= 0.9 * junctions.len() as f64,
-        "{inside} amide junctions trans"
-    );
+    let trans = share(&pe, &|phi| off(phi, 180.0) <= 15.5);
+    assert!((0.45..=0.85).contains(&trans), "trans {trans:.2}");
+    let nylon = junction_torsions("nylon-6");
+    let trans = share(&nylon, &|phi| off(phi, 180.0) <= 20.5);
+    assert!(trans >= 0.9, "{trans:.2} of the amide junctions trans");
     // A diaryl ether: the ring across each junction stands out of the C–O–C plane (90° ± 50°
     // from it, either way; in the plane, as an aryl–aryl or vinyl junction is held, the chain is
     // flat and meets itself).
-    let ppo = build(&unit("ppo-dimethyl"), 200, 2).unwrap();
-    let junctions = ppo.junctions();
-    let mut out_of_plane = 0;
-    for &(t, h) in &junctions {
-        let phi = torsion(
-            &ppo.positions,
-            backbone(&ppo, t, h),
-            t,
-            h,
-            backbone(&ppo, h, t),
-        );
-        out_of_plane += usize::from(off(phi.abs(), 90.0) <= 50.5);
-    }
+    let ppo = junction_torsions("ppo-dimethyl");
+    let twisted = share(&ppo, &|phi| off(phi.abs(), 90.0) <= 50.5);
     assert!(
-        out_of_plane as f64 >= 0.9 * junctions.len() as f64,
-        "{out_of_plane} of {} diaryl ether junctions out of plane",
-        junctions.len()
+        twisted >= 0.9,
+        "{twisted:.2} of the diaryl ether junctions out of plane"
     );
 }
 

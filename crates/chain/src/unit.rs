@@ -311,19 +311,26 @@ fn end_group(
     if order != 1 || graph.in_ring(end, next) || conjugated {
         return None;
     }
-    let mut atoms = vec![end];
+    let mut atoms = beyond(graph, next, end);
+    atoms.remove(0);
+    Some(atoms)
+}
+
+/// The atoms reached from `pivot` without crossing its bond to `root`, `pivot` first: what turns
+/// about that bond.
+fn beyond(graph: &Graph, root: usize, pivot: usize) -> Vec<usize> {
+    let mut atoms = vec![pivot];
     let mut k = 0;
     while k < atoms.len() {
         let x = atoms[k];
         for &(y, _) in &graph.neighbours[x] {
-            if (x, y) != (end, next) && !atoms.contains(&y) {
+            if (x, y) != (pivot, root) && !atoms.contains(&y) {
                 atoms.push(y);
             }
         }
         k += 1;
     }
-    atoms.remove(0);
-    Some(atoms)
+    atoms
 }
 
 /// The unit's side groups, largest first (so that an inner group turns after the one holding it).
@@ -347,18 +354,7 @@ fn side_groups(
             continue;
         }
         for (root, pivot) in [(i, j), (j, i)] {
-            // The atoms reached from the pivot without the bond.
-            let mut atoms = vec![pivot];
-            let mut k = 0;
-            while k < atoms.len() {
-                let x = atoms[k];
-                for &(y, _) in &graph.neighbours[x] {
-                    if (x, y) != (pivot, root) && !atoms.contains(&y) {
-                        atoms.push(y);
-                    }
-                }
-                k += 1;
-            }
+            let atoms = beyond(graph, root, pivot);
             let turns_something = atoms.len() > 1;
             if turns_something && !atoms.contains(&head) && !atoms.contains(&tail) {
                 out.push(SideGroup { root, pivot, atoms });
@@ -409,17 +405,7 @@ fn backbone_bonds(
         if !single(near, far) || !turns(near) || !turns(far) || graph.in_ring(near, far) {
             continue;
         }
-        let mut atoms = vec![far];
-        let mut k = 0;
-        while k < atoms.len() {
-            let x = atoms[k];
-            for &(y, _) in &graph.neighbours[x] {
-                if (x, y) != (far, near) && !atoms.contains(&y) {
-                    atoms.push(y);
-                }
-            }
-            k += 1;
-        }
+        let atoms = beyond(graph, near, far);
         out.push(BackboneBond {
             near,
             before: way[i - 1],

@@ -363,7 +363,7 @@ fn turn_side_groups(
     for g in &monomer.side_groups {
         let angle = rng.uniform() * std::f64::consts::TAU;
         scratch.angles.push(angle);
-        turn_about(p, g, angle);
+        turn_atoms(p, (g.root, g.pivot), &g.atoms, angle);
     }
     let too_close = |p: &[[f64; 3]], i: usize, j: usize| {
         if monomer.apart[i * n + j] <= 3 {
@@ -376,19 +376,48 @@ fn turn_side_groups(
         return;
     }
     p.copy_from_slice(&scratch.before);
-    for (g, &angle) in monomer.side_groups.iter().zip(&scratch.angles) {
-        scratch.before.copy_from_slice(p);
-        turn_about(p, g, angle);
-        if clashes_across(
+    let angles = std::mem::take(&mut scratch.angles);
+    for (g, &angle) in monomer.side_groups.iter().zip(&angles) {
+        let (root, pivot) = (g.root, g.pivot);
+        turn_unless_it_clashes(
             monomer,
             p,
             original,
             bound2,
-            &g.atoms[1..],
-            &mut scratch.moved,
-        ) {
-            p.copy_from_slice(&scratch.before);
-        }
+            (root, pivot),
+            &g.atoms,
+            angle,
+            scratch,
+        );
+    }
+    scratch.angles = angles;
+}
+
+/// Turns `atoms` (the first on the axis) of `p` by `angle` (radians) about the bond `axis` (from,
+/// to), and back if that [`clashes_across`] it. `original`, `bound2`: as [`turn_side_groups`]'.
+#[allow(clippy::too_many_arguments)]
+fn turn_unless_it_clashes(
+    monomer: &Monomer,
+    p: &mut [[f64; 3]],
+    original: &[[f64; 3]],
+    bound2: &[f64],
+    axis: (usize, usize),
+    atoms: &[usize],
+    angle: f64,
+    scratch: &mut TurnScratch,
+) {
+    scratch.before.clear();
+    scratch.before.extend_from_slice(p);
+    turn_atoms(p, axis, atoms, angle);
+    if clashes_across(
+        monomer,
+        p,
+        original,
+        bound2,
+        &atoms[1..],
+        &mut scratch.moved,
+    ) {
+        p.copy_from_slice(&scratch.before);
     }
 }
 
@@ -437,24 +466,17 @@ fn turn_backbone(
             .draw(rng.uniform(), rng.uniform(), 1.0)
             .to_radians();
         let now = dihedral(p[b.before], p[b.near], p[b.far], p[b.after]);
-        scratch.before.clear();
-        scratch.before.extend_from_slice(p);
-        let r = axis_angle(normalised(sub(p[b.far], p[b.near])), wanted - now);
-        let centre = p[b.far];
-        for &a in &b.atoms[1..] {
-            let v = mat_vec(&r, &sub(p[a], centre));
-            p[a] = [centre[0] + v[0], centre[1] + v[1], centre[2] + v[2]];
-        }
-        if clashes_across(
+        let axis = (b.near, b.far);
+        turn_unless_it_clashes(
             monomer,
             p,
             original,
             bound2,
-            &b.atoms[1..],
-            &mut scratch.moved,
-        ) {
-            p.copy_from_slice(&scratch.before);
-        }
+            axis,
+            &b.atoms,
+            wanted - now,
+            scratch,
+        );
     }
 }
 
@@ -466,12 +488,12 @@ struct TurnScratch {
     moved: Vec<bool>,
 }
 
-/// Turns side group `g` of `p` by `angle` (radians) about its bond.
-fn turn_about(p: &mut [[f64; 3]], g: &super::unit::SideGroup, angle: f64) {
-    let axis = normalised(sub(p[g.pivot], p[g.root]));
-    let r = axis_angle(axis, angle);
-    let centre = p[g.pivot];
-    for &a in &g.atoms[1..] {
+/// Turns `atoms` of `p` (the first, on the axis, stays) by `angle` (radians) about the bond
+/// `axis` (from, to).
+fn turn_atoms(p: &mut [[f64; 3]], (from, to): (usize, usize), atoms: &[usize], angle: f64) {
+    let r = axis_angle(normalised(sub(p[to], p[from])), angle);
+    let centre = p[to];
+    for &a in &atoms[1..] {
         let v = mat_vec(&r, &sub(p[a], centre));
         p[a] = [centre[0] + v[0], centre[1] + v[1], centre[2] + v[2]];
     }
