@@ -340,147 +340,99 @@ fn turn_group(p: &mut [[f64; 3]], end: usize, next: usize, group: &[usize], twis
     }
 }
 
-/// Turns each side group of `p` (a copy of `original`, its end groups in their drawn places) by
-/// a random angle, one draw of `rng` per group. Where the turns together bring two atoms of the
-/// unit more than three bonds apart closer than they were and than the bound (`bound2`: per pair
-/// of monomer atoms, i × n + j, [`contact_bound`] squared, Å²), they are made again one group at a
-/// time from `p` as it was, each kept only if it brings no such pair: a long side chain (an
-/// oligo(ethylene glycol) methacrylate's ten rotatable bonds) folds onto itself under almost
-/// every set of random turns, and the unit would otherwise keep its one conformer. `scratch`
-/// holds `p` as it was and the angles.
-fn turn_side_groups(
-    monomer: &Monomer,
-    p: &mut [[f64; 3]],
-    original: &[[f64; 3]],
-    bound2: &[f64],
-    rng: &mut Rng,
-    scratch: &mut TurnScratch,
-) {
-    let n = p.len();
-    scratch.before.clear();
-    scratch.before.extend_from_slice(p);
-    scratch.angles.clear();
-    for g in &monomer.side_groups {
-        let angle = rng.uniform() * std::f64::consts::TAU;
-        scratch.angles.push(angle);
-        turn_atoms(p, (g.root, g.pivot), &g.atoms, angle);
-    }
-    let too_close = |p: &[[f64; 3]], i: usize, j: usize| {
-        if monomer.apart[i * n + j] <= 3 {
+/// The rule a unit's own turns keep: no two atoms of the unit more than three bonds apart come
+/// closer than they were in the unit as drawn (`original`) and than [`contact_bound`] (`bound2`:
+/// per pair of monomer atoms, i × n + j, squared, Å²).
+struct OwnPairs<'a> {
+    monomer: &'a Monomer,
+    original: &'a [[f64; 3]],
+    bound2: &'a [f64],
+}
+
+impl OwnPairs<'_> {
+    /// Whether atoms `i` and `j` of `p` break the rule.
+    fn too_close(&self, p: &[[f64; 3]], i: usize, j: usize) -> bool {
+        let n = p.len();
+        if self.monomer.apart[i * n + j] <= 3 {
             return false;
         }
-        let (now, then) = (sub(p[i], p[j]), sub(original[i], original[j]));
-        dot(&now, &now) < dot(&then, &then).min(bound2[i * n + j])
-    };
-    if (0..n).all(|i| (i + 1..n).all(|j| !too_close(p, i, j))) {
-        return;
+        let (now, then) = (sub(p[i], p[j]), sub(self.original[i], self.original[j]));
+        dot(&now, &now) < dot(&then, &then).min(self.bound2[i * n + j])
     }
-    p.copy_from_slice(&scratch.before);
-    let angles = std::mem::take(&mut scratch.angles);
-    for (g, &angle) in monomer.side_groups.iter().zip(&angles) {
-        let (root, pivot) = (g.root, g.pivot);
-        turn_unless_it_clashes(
-            monomer,
-            p,
-            original,
-            bound2,
-            (root, pivot),
-            &g.atoms,
-            angle,
-            scratch,
-        );
-    }
-    scratch.angles = angles;
-}
 
-/// Turns `atoms` (the first on the axis) of `p` by `angle` (radians) about the bond `axis` (from,
-/// to), and back if that [`clashes_across`] it. `original`, `bound2`: as [`turn_side_groups`]'.
-#[allow(clippy::too_many_arguments)]
-fn turn_unless_it_clashes(
-    monomer: &Monomer,
-    p: &mut [[f64; 3]],
-    original: &[[f64; 3]],
-    bound2: &[f64],
-    axis: (usize, usize),
-    atoms: &[usize],
-    angle: f64,
-    scratch: &mut TurnScratch,
-) {
-    scratch.before.clear();
-    scratch.before.extend_from_slice(p);
-    turn_atoms(p, axis, atoms, angle);
-    if clashes_across(
-        monomer,
-        p,
-        original,
-        bound2,
-        &atoms[1..],
-        &mut scratch.moved,
+    /// Whether `moved` (atoms of `p` just turned together about one bond) break the rule with an
+    /// atom that did not move: only pairs across the bond change. `mark`: a buffer.
+    fn clash_across(&self, p: &[[f64; 3]], moved: &[usize], mark: &mut Vec<bool>) -> bool {
+        mark.clear();
+        mark.resize(p.len(), false);
+        for &a in moved {
+            mark[a] = true;
+        }
+        moved
+            .iter()
+            .any(|&a| (0..p.len()).any(|b| !mark[b] && self.too_close(p, a, b)))
+    }
+
+    /// Turns `atoms` (the first on the axis) of `p` by `angle` (radians) about the bond `axis`
+    /// (from, to), and back if that breaks the rule.
+    fn turn_unless_it_clashes(
+        &self,
+        p: &mut [[f64; 3]],
+        axis: (usize, usize),
+        atoms: &[usize],
+        angle: f64,
+        scratch: &mut TurnScratch,
     ) {
-        p.copy_from_slice(&scratch.before);
+        scratch.before.clear();
+        scratch.before.extend_from_slice(p);
+        turn_atoms(p, axis, atoms, angle);
+        if self.clash_across(p, &atoms[1..], &mut scratch.moved) {
+            p.copy_from_slice(&scratch.before);
+        }
     }
-}
 
-/// Whether `moved` (atoms of `p` just turned together about one bond) came closer to an atom that
-/// did not move, more than three bonds away, than they were in `original` and than the bound
-/// (`bound2`, as [`turn_side_groups`]'): only pairs across the bond change. `mark`: a buffer.
-fn clashes_across(
-    monomer: &Monomer,
-    p: &[[f64; 3]],
-    original: &[[f64; 3]],
-    bound2: &[f64],
-    moved: &[usize],
-    mark: &mut Vec<bool>,
-) -> bool {
-    let n = p.len();
-    mark.clear();
-    mark.resize(n, false);
-    for &a in moved {
-        mark[a] = true;
-    }
-    moved.iter().any(|&a| {
-        (0..n).any(|b| {
-            if mark[b] || monomer.apart[a * n + b] <= 3 {
-                return false;
+    /// Turns each side group of `p` (a copy of `original`, its end groups in their drawn places
+    /// and its backbone bonds turned) by a random angle, one draw of `rng` per group. Where the
+    /// turns together break the rule, they are made again one group at a time from `p` as it was,
+    /// each kept only if it keeps the rule: a long side chain (an oligo(ethylene glycol)
+    /// methacrylate's ten rotatable bonds) folds onto itself under almost every set of random
+    /// turns, and the unit would otherwise keep its one conformer.
+    fn turn_side_groups(&self, p: &mut [[f64; 3]], rng: &mut Rng, scratch: &mut TurnScratch) {
+        let n = p.len();
+        scratch.before.clear();
+        scratch.before.extend_from_slice(p);
+        let mut angles = std::mem::take(&mut scratch.angles);
+        angles.clear();
+        for g in &self.monomer.side_groups {
+            let angle = rng.uniform() * std::f64::consts::TAU;
+            angles.push(angle);
+            turn_atoms(p, (g.root, g.pivot), &g.atoms, angle);
+        }
+        if (0..n).any(|i| (i + 1..n).any(|j| self.too_close(p, i, j))) {
+            p.copy_from_slice(&scratch.before);
+            for (g, &angle) in self.monomer.side_groups.iter().zip(&angles) {
+                self.turn_unless_it_clashes(p, (g.root, g.pivot), &g.atoms, angle, scratch);
             }
-            let (now, then) = (sub(p[a], p[b]), sub(original[a], original[b]));
-            dot(&now, &now) < dot(&then, &then).min(bound2[a * n + b])
-        })
-    })
-}
+        }
+        scratch.angles = angles;
+    }
 
-/// Sets the torsion of each inner backbone bond of `p` ([`super::unit::BackboneBond`]) to one
-/// drawn from the staggered wells (two draws of `rng` per bond), head side first, turning the
-/// atoms beyond it; a turn that [`clashes_across`] is undone (the unit keeps its own torsion
-/// there). `original`, `bound2`: as [`turn_side_groups`]'.
-fn turn_backbone(
-    monomer: &Monomer,
-    p: &mut [[f64; 3]],
-    original: &[[f64; 3]],
-    bound2: &[f64],
-    rng: &mut Rng,
-    scratch: &mut TurnScratch,
-) {
-    for b in &monomer.backbone_bonds {
-        let wanted = Torsion::Staggered
-            .draw(rng.uniform(), rng.uniform(), 1.0)
-            .to_radians();
-        let now = dihedral(p[b.before], p[b.near], p[b.far], p[b.after]);
-        let axis = (b.near, b.far);
-        turn_unless_it_clashes(
-            monomer,
-            p,
-            original,
-            bound2,
-            axis,
-            &b.atoms,
-            wanted - now,
-            scratch,
-        );
+    /// Sets the torsion of each inner backbone bond of `p` ([`super::unit::BackboneBond`]) to one
+    /// drawn from the staggered wells (two draws of `rng` per bond), head side first, turning the
+    /// atoms beyond it; a turn that breaks the rule is undone (the unit keeps its own torsion
+    /// there).
+    fn turn_backbone(&self, p: &mut [[f64; 3]], rng: &mut Rng, scratch: &mut TurnScratch) {
+        for b in &self.monomer.backbone_bonds {
+            let wanted = Torsion::Staggered
+                .draw(rng.uniform(), rng.uniform(), 1.0)
+                .to_radians();
+            let now = dihedral(p[b.before], p[b.near], p[b.far], p[b.after]);
+            self.turn_unless_it_clashes(p, (b.near, b.far), &b.atoms, wanted - now, scratch);
+        }
     }
 }
 
-/// Buffers of [`turn_side_groups`], kept across draws.
+/// Buffers of [`OwnPairs`]' turns, kept across draws.
 #[derive(Default)]
 struct TurnScratch {
     before: Vec<[f64; 3]>,
@@ -669,25 +621,16 @@ pub(super) fn grow(
                     turn_group(&mut turned, end, next, group, twist);
                 }
             }
+            let own = OwnPairs {
+                monomer,
+                original: template_at,
+                bound2: &own2,
+            };
             if !monomer.backbone_bonds.is_empty() {
-                turn_backbone(
-                    monomer,
-                    &mut turned,
-                    template_at,
-                    &own2,
-                    &mut rng,
-                    &mut turn_scratch,
-                );
+                own.turn_backbone(&mut turned, &mut rng, &mut turn_scratch);
             }
             if turn && !monomer.side_groups.is_empty() {
-                turn_side_groups(
-                    monomer,
-                    &mut turned,
-                    template_at,
-                    &own2,
-                    &mut rng,
-                    &mut turn_scratch,
-                );
+                own.turn_side_groups(&mut turned, &mut rng, &mut turn_scratch);
             }
             let p0: &[[f64; 3]] = &turned;
             let rotation = match (head_give, junction) {
