@@ -9,8 +9,10 @@
 //! steps are split within the pool. The caller's progress callback need not be `Sync` (a
 //! JavaScript function is bound to its thread), so the packer on the pool sends its reports over a
 //! channel and this thread passes them on, every one and in order, and the packer waits for each
-//! to be passed on before it goes on: a cancel the callback sets (the caller's atomic flag, as
-//! before) is seen at the packer's next check, as when the packer called the callback itself.
+//! new report to be passed on before it goes on: a cancel the callback sets (the caller's atomic
+//! flag, as before) is seen at the packer's next check, as when the packer called the callback
+//! itself. A report that repeats the last (a heartbeat) does not wait: 343 round trips per
+//! 100 000-water run cost the threaded build ~4 % on 2 threads.
 //!
 //! Single-threaded builds (the page package) and callers already on the pool (a test's
 //! `ThreadPool::install`) run the job where they are.
@@ -18,8 +20,9 @@
 use crate::PackControl;
 
 /// Runs `job` with a control that has the caller's cancel flag and passes its progress reports
-/// to `control.progress` on this thread, each of them, in order. The job's report returns when the
-/// callback has returned, so a cancel the callback sets reaches the job at its next check.
+/// to `control.progress` on this thread, each of them, in order. A new report of the job returns
+/// when the callback has returned, so a cancel the callback sets reaches the job at its next
+/// check; a repeat of the last report (a heartbeat) returns at once.
 #[cfg(any(not(target_arch = "wasm32"), target_feature = "atomics"))]
 pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R + Send) -> R {
     if rayon::current_thread_index().is_some() {
@@ -40,12 +43,27 @@ pub fn run<R: Send>(control: &PackControl, job: impl FnOnce(&PackControl) -> R +
         // The sender goes with the job and is dropped when it ends, returning or unwinding: the
         // loop below then ends (and the scope passes a panic on).
         scope.spawn(move |_| {
+            // The last report and how many were passed on since without waiting: a report that
+            // repeats the last (the heartbeat of a long step, most of a large run's reports)
+            // does not wait, so a run makes tens of round trips rather than hundreds; a new one
+            // waits until every report so far has been passed on.
+            let last = std::cell::RefCell::new(((f64::NAN, String::new()), 0usize));
             let report = |fraction: f64, message: &str| {
+                let mut last = last.borrow_mut();
                 // A send fails only once this thread has unwound: then there is no one to wait for.
                 if send
                     .send(Sent::Report(fraction, message.to_owned()))
-                    .is_ok()
+                    .is_err()
                 {
+                    return;
+                }
+                let ((f, m), unwaited) = &mut *last;
+                if *f == fraction && m == message {
+                    *unwaited += 1;
+                    return;
+                }
+                (*f, *m) = (fraction, message.to_owned());
+                for _ in 0..=std::mem::take(unwaited) {
                     let _ = wait_passed_on.recv();
                 }
             };
@@ -153,6 +171,31 @@ mod tests {
             (before, flag.load(Ordering::Relaxed))
         });
         assert_eq!(seen, (false, true));
+    }
+
+    #[test]
+    fn heartbeats_do_not_wait_but_the_next_new_report_waits_for_them_all() {
+        use std::sync::atomic::AtomicUsize;
+        let seen = AtomicUsize::new(0);
+        let progress = |_: f64, _: &str| {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            seen.fetch_add(1, Ordering::SeqCst);
+        };
+        let control = PackControl {
+            cancel: None,
+            progress: Some(&progress),
+        };
+        let counts = run(&control, |c| {
+            let report = c.progress.unwrap();
+            report(0.1, "step");
+            let after_first = seen.load(Ordering::SeqCst);
+            for _ in 0..5 {
+                report(0.1, "step");
+            }
+            report(0.2, "next step");
+            (after_first, seen.load(Ordering::SeqCst))
+        });
+        assert_eq!(counts, (1, 7));
     }
 
     #[test]
