@@ -153,15 +153,7 @@ impl Monomer {
                 "The head atom {head} and the tail atom {tail} of {name} are in different molecules; a repeat unit is one molecule."
             ));
         }
-        // The neighbour of `atom` on a shortest way to `target` (distances `to_target`).
-        let toward = |atom: usize, to_target: &[u32]| -> usize {
-            graph.neighbours[atom]
-                .iter()
-                .map(|&(x, _)| x)
-                .filter(|&x| to_target[x] + 1 == to_target[atom])
-                .min()
-                .expect("connected")
-        };
+        let toward = |atom: usize, to_target: &[u32]| toward(&graph, atom, to_target);
         let reference = |atom: usize, to_other: &[u32]| -> usize {
             match graph.hybridisation(atom) {
                 2 => graph
@@ -215,13 +207,7 @@ impl Monomer {
             Vec::new()
         };
         let backbone_bonds = if n <= MAX_TURNING_ATOMS {
-            backbone_bonds(
-                &graph,
-                &molecule.bond_orders,
-                &molecule.bonds,
-                head,
-                &from_tail,
-            )
+            backbone_bonds(&graph, head, &from_tail)
         } else {
             Vec::new()
         };
@@ -372,30 +358,13 @@ fn side_groups(
 
 /// The unit's inner backbone bonds ([`BackboneBond`]), head side first. `from_tail`: bonds from
 /// the tail to each atom.
-fn backbone_bonds(
-    graph: &Graph,
-    orders: &[u8],
-    bonds: &[[u32; 2]],
-    head: usize,
-    from_tail: &[u32],
-) -> Vec<BackboneBond> {
-    // The way from head to tail (the lowest index where two are as short).
+fn backbone_bonds(graph: &Graph, head: usize, from_tail: &[u32]) -> Vec<BackboneBond> {
+    // The way from head to tail, each step as `toward` takes it.
     let mut way = vec![head];
-    while from_tail[*way.last().expect("starts with the head")] > 0 {
-        let x = *way.last().expect("not empty");
-        let next = graph.neighbours[x]
-            .iter()
-            .map(|&(y, _)| y)
-            .filter(|&y| from_tail[y] + 1 == from_tail[x])
-            .min()
-            .expect("connected");
-        way.push(next);
+    while let Some(&x) = way.last().filter(|&&x| from_tail[x] > 0) {
+        way.push(toward(graph, x, from_tail));
     }
-    let single = |a: usize, b: usize| {
-        bonds.iter().zip(orders).any(|(&[i, j], &o)| {
-            o == 1 && ((i as usize, j as usize) == (a, b) || (i as usize, j as usize) == (b, a))
-        })
-    };
+    let single = |a: usize, b: usize| graph.neighbours[a].contains(&(b, 1));
     let turns =
         |x: usize| matches!(graph.elements[x], 6 | 7 | 8 | 16) && graph.hybridisation(x) == 3;
     let mut out = Vec::new();
@@ -415,6 +384,17 @@ fn backbone_bonds(
         });
     }
     out
+}
+
+/// The neighbour of `atom` on a shortest way to the atom whose bond distances are `to_target`
+/// (the lowest index where two are as short).
+fn toward(graph: &Graph, atom: usize, to_target: &[u32]) -> usize {
+    graph.neighbours[atom]
+        .iter()
+        .map(|&(x, _)| x)
+        .filter(|&x| to_target[x] + 1 == to_target[atom])
+        .min()
+        .expect("connected")
 }
 
 /// Bonds from `start` to every atom (breadth-first; `u32::MAX` when unconnected).
@@ -500,7 +480,7 @@ mod tests {
         let bonds = [[0, 1], [1, 2], [2, 3], [3, 4], [2, 5]];
         let g = graph(&elements, &bonds);
         let from_tail = bond_distances(&g, 4);
-        let found = backbone_bonds(&g, &[1; 5], &bonds, 0, &from_tail);
+        let found = backbone_bonds(&g, 0, &from_tail);
         let pairs: Vec<_> = found
             .iter()
             .map(|b| (b.before, b.near, b.far, b.after))
@@ -512,13 +492,13 @@ mod tests {
         // Ethanol, head C, tail O (PEO's unit): both bonds touch an end.
         let ethanol = graph(&[6, 6, 8], &[[0, 1], [1, 2]]);
         let from_tail = bond_distances(&ethanol, 2);
-        assert!(backbone_bonds(&ethanol, &[1; 2], &[[0, 1], [1, 2]], 0, &from_tail).is_empty());
+        assert!(backbone_bonds(&ethanol, 0, &from_tail).is_empty());
         // A double bond inside the backbone does not turn.
         let elements = [6, 6, 6, 6, 6];
         let bonds = [[0, 1], [1, 2], [2, 3], [3, 4]];
         let g = Graph::new(&elements, &bonds, &[1, 1, 2, 1]);
         let from_tail = bond_distances(&g, 4);
-        let found = backbone_bonds(&g, &[1, 1, 2, 1], &bonds, 0, &from_tail);
+        let found = backbone_bonds(&g, 0, &from_tail);
         assert!(found.is_empty(), "{found:?}");
     }
 
